@@ -1,0 +1,5 @@
+import sys
+
+from tf_memlint.cli import main
+
+sys.exit(main())

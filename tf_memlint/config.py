@@ -1,0 +1,127 @@
+"""Configuration from ``[tool.tf-memlint]`` in pyproject.toml or ``[tf-memlint]`` in setup.cfg.
+
+Found like ruff and flake8 find theirs: the nearest such file at or above the current directory.
+Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, jobs,
+and each rule option (for example ``min-unrolled-iterations``).
+"""
+
+from __future__ import annotations
+
+import configparser
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from tf_memlint.rule import all_rules
+
+DEFAULT_EXCLUDE = (
+    ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg-info",
+    "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+    "__pypackages__", "site-packages", ".ipynb_checkpoints",
+)
+_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+
+
+class ConfigError(Exception):
+    pass
+
+
+@dataclass
+class Config:
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    extend_select: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    settings: dict[str, Any] = field(default_factory=dict)
+    jobs: int | None = None
+    source: Path | None = None
+
+
+def rule_options() -> dict[str, Any]:
+    """Every rule option name (with underscores) and its default."""
+    return {name: default for rule in all_rules().values() for name, (default, _) in rule.options.items()}
+
+
+def find_config_file(start: Path) -> Path | None:
+    for directory in (start, *start.parents):
+        pyproject = directory / "pyproject.toml"
+        if pyproject.is_file() and _pyproject_table(pyproject) is not None:
+            return pyproject
+        setup_cfg = directory / "setup.cfg"
+        if setup_cfg.is_file() and _setup_cfg_table(setup_cfg) is not None:
+            return setup_cfg
+    return None
+
+
+def _pyproject_table(path: Path) -> dict[str, Any] | None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    table = data.get("tool", {}).get("tf-memlint")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.tf-memlint] must be a table")
+    return table
+
+
+def _setup_cfg_table(path: Path) -> dict[str, Any] | None:
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: invalid setup.cfg: {error}") from None
+    if not parser.has_section("tf-memlint"):
+        return None
+    table: dict[str, Any] = {}
+    for key, value in parser.items("tf-memlint"):
+        if key.replace("_", "-") in _LIST_KEYS:
+            table[key] = [v for v in value.replace("\n", ",").split(",") if v.strip()]
+        else:
+            table[key] = value
+    return table
+
+
+def load_config(path: Path | None) -> Config:
+    config = Config(source=path)
+    if path is None:
+        return config
+    table = _pyproject_table(path) if path.name == "pyproject.toml" else _setup_cfg_table(path)
+    options = rule_options()
+    for raw_key, value in (table or {}).items():
+        key = raw_key.replace("_", "-")
+        if key in _LIST_KEYS:
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{path}: tf-memlint `{raw_key}` must be a list of strings")
+            values = [v.strip() for v in value]
+            if key == "exclude":
+                config.exclude = values
+            elif key == "extend-exclude":
+                config.exclude += values
+            else:
+                setattr(config, key.replace("-", "_"), [v.upper() for v in values])
+        elif key == "jobs":
+            config.jobs = _coerce(path, raw_key, value, 1)
+        elif key.replace("-", "_") in options:
+            name = key.replace("-", "_")
+            config.settings[name] = _coerce(path, raw_key, value, options[name])
+        else:
+            raise ConfigError(f"{path}: unknown tf-memlint setting `{raw_key}`")
+    return config
+
+
+def _coerce(path: Path, key: str, value: Any, default: Any) -> Any:
+    try:
+        coerced = type(default)(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{path}: tf-memlint `{key}` must be a {type(default).__name__}") from None
+    if isinstance(value, bool) or (isinstance(default, int) and coerced < 1):
+        raise ConfigError(f"{path}: tf-memlint `{key}` must be a positive {type(default).__name__}")
+    return coerced

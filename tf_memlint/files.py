@@ -1,0 +1,105 @@
+"""Finding and reading the files to lint, and linting them (in a process pool when asked)."""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import os
+import tokenize
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from tf_memlint.engine import LintError, lint_source
+from tf_memlint.noqa import filter_noqa
+from tf_memlint.rule import Diagnostic
+
+# Below this many files a process pool costs more to start than it saves.
+_MIN_FILES_PER_JOB = 16
+
+
+@dataclass
+class FileResult:
+    path: str
+    findings: list[Diagnostic] = field(default_factory=list)
+    error: str | None = None  # why the file could not be linted
+
+
+def _excluded(path: Path, patterns: list[str]) -> bool:
+    name = path.name
+    text = path.as_posix()
+    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(text, p) or fnmatch.fnmatch(text, f"*/{p}")
+               for p in patterns)
+
+
+def discover(paths: list[str], exclude: list[str], force_exclude: bool = False) -> Iterator[tuple[str, str | None]]:
+    """(path, error) for every Python file under ``paths``. Paths named on the command line are
+    linted even if they match an exclude pattern (as ruff does) unless ``force_exclude``."""
+    for given in paths:
+        root = Path(given)
+        if root.is_dir():
+            if force_exclude and _excluded(root, exclude):
+                continue
+            yield from _walk(root, exclude)
+        elif root.exists() or root.is_symlink():
+            if not (force_exclude and _excluded(root, exclude)):
+                yield given, None
+        else:
+            yield given, "no such file or directory"
+
+
+def _walk(root: Path, exclude: list[str]) -> Iterator[tuple[str, str | None]]:
+    errors: list[OSError] = []
+    for directory, dirnames, filenames in os.walk(root, onerror=errors.append):
+        base = Path(directory)
+        dirnames[:] = sorted(d for d in dirnames if not _excluded(base / d, exclude))
+        for name in sorted(filenames):
+            if name.endswith((".py", ".pyi")) and not _excluded(base / name, exclude):
+                yield str(base / name), None
+        while errors:
+            error = errors.pop()
+            yield str(error.filename or directory), f"cannot read directory: {error.strerror}"
+
+
+def read_source(path: str) -> str:
+    """The file's text, decoded as Python does (PEP 263 coding cookie, BOM, else UTF-8)."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as error:
+        raise LintError(f"cannot read: {error.strerror}") from None
+    if b"\0" in raw:
+        raise LintError("source contains a NUL byte")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        return raw.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+        raise LintError(f"cannot decode: {error}") from None
+
+
+def lint_file(path: str, codes: list[str], settings: dict[str, Any]) -> FileResult:
+    try:
+        source = read_source(path)
+        return FileResult(path, filter_noqa(source, lint_source(source, codes, settings)))
+    except LintError as error:
+        return FileResult(path, error=str(error))
+    except RecursionError:
+        return FileResult(path, error="too deeply nested to analyse")
+    except Exception as error:  # noqa: BLE001 - one bad file must not stop the run
+        return FileResult(path, error=f"TFM000 internal error: {type(error).__name__}: {error}")
+
+
+def _lint_chunk(paths: list[str], codes: list[str], settings: dict[str, Any]) -> list[FileResult]:
+    return [lint_file(path, codes, settings) for path in paths]
+
+
+def lint_files(paths: list[str], codes: list[str], settings: dict[str, Any], jobs: int) -> list[FileResult]:
+    jobs = max(1, min(jobs, len(paths) // _MIN_FILES_PER_JOB))
+    if jobs == 1:
+        return _lint_chunk(paths, codes, settings)
+    chunk = max(1, min(64, len(paths) // (jobs * 8)))
+    chunks = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        results = pool.map(_lint_chunk, chunks, [codes] * len(chunks), [settings] * len(chunks))
+        return [result for batch in results for result in batch]

@@ -1,0 +1,58 @@
+"""The shape of a rule: a small LibCST-style visitor with its code, message and examples beside it.
+
+A rule defines ``visit_<Node>`` / ``leave_<Node>`` methods like a ``libcst.CSTVisitor``. The engine
+batches every enabled rule into one traversal, so a rule never walks the tree itself; it reads the
+shared ``TFContext`` (``self.context``) and calls ``self.report(node, message)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import libcst as cst
+
+from tf_memlint.context import TFContext
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    line: int  # 1-based
+    col: int  # 0-based, as flake8 expects from a plugin (it prints col + 1)
+    code: str
+    message: str  # without the code
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.message}"
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]  # one line, for `tf-memlint rules`
+    default_enabled: ClassVar[bool] = True
+    # Options a user may set in [tool.tf-memlint] / flake8: name -> (default, help).
+    options: ClassVar[dict[str, tuple[Any, str]]] = {}
+
+    def __init__(self, context: TFContext, settings: dict[str, Any]) -> None:
+        self.context = context
+        self.settings = {name: settings.get(name, default) for name, (default, _) in self.options.items()}
+        self.findings: list[tuple[cst.CSTNode, str]] = []
+
+    def report(self, node: cst.CSTNode, message: str) -> None:
+        self.findings.append((node, message))
+
+
+_REGISTRY: dict[str, type[Rule]] = {}
+
+
+def register(cls: type[Rule]) -> type[Rule]:
+    assert cls.code not in _REGISTRY, f"duplicate rule code {cls.code}"
+    _REGISTRY[cls.code] = cls
+    return cls
+
+
+def all_rules() -> dict[str, type[Rule]]:
+    import tf_memlint.checks  # noqa: F401  (registers the catalogue)
+
+    return dict(sorted(_REGISTRY.items()))

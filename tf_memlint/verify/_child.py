@@ -1,0 +1,228 @@
+"""The measuring side of the runtime verifier: one (claim, variant, size) in one fresh process.
+
+Run as a script, never imported by the parent:  python _child.py SPEC_JSON RESULT_PATH
+
+It limits its own address space first, then imports TensorFlow, imports the fixture by path,
+calls ``workload(n)`` under the requested signal and writes one JSON object to RESULT_PATH:
+``{"value": ..., "seconds": ..., "extra": {...}}`` or ``{"error": "...", "kind": "..."}``.
+This file must stay standalone (stdlib + TensorFlow only): it runs outside the package.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import importlib.util
+import json
+import os
+import resource
+import sys
+import time
+import traceback
+
+
+def _write(path: str, payload: dict) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(payload, fh)
+
+
+def _trim() -> None:
+    gc.collect()
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except OSError:  # not glibc
+        pass
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _load_fixture(path: str):
+    spec = importlib.util.spec_from_file_location("tfm_fixture", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["tfm_fixture"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _graph_def(tf, obj):
+    """Turn what a graph-signal workload returned into a GraphDef."""
+    if isinstance(obj, tuple) and len(obj) == 2 and callable(obj[0]):
+        fn, args = obj
+        obj = fn.get_concrete_function(*args)
+    if hasattr(obj, "graph") and hasattr(obj.graph, "as_graph_def"):  # ConcreteFunction
+        obj = obj.graph
+    if isinstance(obj, tf.Graph):
+        return obj.as_graph_def()
+    if hasattr(obj, "library") and hasattr(obj, "node"):
+        return obj
+    raise TypeError(
+        "a graph signal needs workload(n) to return (tf_function, args), a ConcreteFunction, "
+        f"a tf.Graph or a GraphDef, got {type(obj).__name__}"
+    )
+
+
+def _count_eager_tensors(tf) -> int:
+    gc.collect()
+    eager = tf.__internal__.EagerTensor if hasattr(tf.__internal__, "EagerTensor") else None
+    if eager is None:
+        from tensorflow.python.framework.ops import EagerTensor as eager  # noqa: N813
+    return sum(1 for o in gc.get_objects() if type(o) is eager)
+
+
+class _TraceCounter:
+    """Counts tf.function tracings (each one builds a new ConcreteFunction graph)."""
+
+    def __init__(self):
+        from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
+
+        self.count = 0
+        self._module = tc
+        original = tc._create_concrete_function  # pylint: disable=protected-access
+
+        def counting(*args, **kwargs):
+            self.count += 1
+            return original(*args, **kwargs)
+
+        tc._create_concrete_function = counting  # pylint: disable=protected-access
+
+
+def main() -> int:
+    spec = json.loads(sys.argv[1])
+    out = sys.argv[2]
+    limit = int(spec.get("memory_limit_bytes") or 0)
+    if limit > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    signal = spec["signal"]
+    n = spec["size"]
+    warmup = spec.get("warmup")
+    try:
+        import tensorflow as tf  # noqa: PLC0415
+    except MemoryError:
+        _write(out, {"error": "out of memory while importing TensorFlow "
+                              "(raise memory_limit_mib)", "kind": "oom"})
+        return 3
+    threads = spec.get("inter_op_threads")
+    if threads:
+        tf.config.threading.set_inter_op_parallelism_threads(int(threads))
+    intra = spec.get("intra_op_threads")
+    if intra:
+        tf.config.threading.set_intra_op_parallelism_threads(int(intra))
+
+    try:
+        module = _load_fixture(spec["fixture"])
+    except MemoryError:
+        _write(out, {"error": "out of memory while importing the fixture", "kind": "oom"})
+        return 3
+    except BaseException as exc:  # noqa: BLE001 - any import failure is the fixture's fault
+        _write(out, {"error": f"cannot import the fixture: {type(exc).__name__}: {exc}",
+                     "kind": "import", "traceback": traceback.format_exc(limit=5)})
+        return 3
+    workload = getattr(module, "workload", None)
+    if not callable(workload):
+        _write(out, {"error": "the fixture defines no workload(n) function", "kind": "import"})
+        return 3
+
+    extra: dict = {}
+    counter = _TraceCounter() if signal == "traces" else None
+    try:
+        if warmup is not None:
+            warm_result = workload(warmup)
+            del warm_result
+        value = None
+        if signal in ("graph_nodes", "graphdef_bytes", "graph_ops"):
+            t0 = time.perf_counter()
+            result = workload(n)
+            seconds = time.perf_counter() - t0
+            if signal == "graph_ops":
+                graph = result if isinstance(result, tf.Graph) else getattr(result, "graph", None)
+                if not isinstance(graph, tf.Graph):
+                    raise TypeError("graph_ops needs workload(n) to return a tf.Graph "
+                                    f"(or an object with .graph), got {type(result).__name__}")
+                value = len(graph.get_operations())
+            else:
+                gd = _graph_def(tf, result)
+                nodes = len(gd.node) + sum(len(f.node_def) for f in gd.library.function)
+                extra = {"graph_nodes": nodes, "graphdef_bytes": gd.ByteSize()}
+                value = extra[signal]
+        elif signal == "traces":
+            before = counter.count
+            t0 = time.perf_counter()
+            result = workload(n)
+            seconds = time.perf_counter() - t0
+            value = counter.count - before
+        elif signal in ("alloc_peak", "alloc_held"):
+            _trim()
+            tf.config.experimental.reset_memory_stats("CPU:0")
+            base = tf.config.experimental.get_memory_info("CPU:0")["current"]
+            t0 = time.perf_counter()
+            result = workload(n)
+            seconds = time.perf_counter() - t0
+            info = tf.config.experimental.get_memory_info("CPU:0")
+            if signal == "alloc_peak":
+                value = info["peak"] - base
+            else:
+                _trim()
+                value = tf.config.experimental.get_memory_info("CPU:0")["current"] - base
+            extra = {"base": base, "peak": info["peak"], "current_after": info["current"]}
+        elif signal == "live_tensors":
+            before = _count_eager_tensors(tf)
+            t0 = time.perf_counter()
+            result = workload(n)
+            seconds = time.perf_counter() - t0
+            value = _count_eager_tensors(tf) - before
+        elif signal == "rss":
+            _trim()
+            before = _rss_bytes()
+            t0 = time.perf_counter()
+            result = workload(n)
+            seconds = time.perf_counter() - t0
+            _trim()
+            value = _rss_bytes() - before
+            extra = {"rss_before": before}
+        elif signal == "seconds":
+            _trim()
+            t0 = time.perf_counter()
+            result = workload(n)
+            seconds = time.perf_counter() - t0
+            value = seconds
+        elif signal == "returned":
+            t0 = time.perf_counter()
+            result = workload(n)
+            seconds = time.perf_counter() - t0
+            value = result
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                value = float(value)
+        elif signal == "exception":
+            t0 = time.perf_counter()
+            try:
+                result = workload(n)
+                value = "none"
+            except MemoryError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the exception is the measurement
+                value = type(exc).__name__
+                extra = {"message": str(exc)[:300]}
+            seconds = time.perf_counter() - t0
+        else:
+            _write(out, {"error": f"unknown signal {signal!r}", "kind": "spec"})
+            return 3
+    except MemoryError:
+        _write(out, {"error": "out of memory: the fixture hit the address-space limit of "
+                              f"{limit / 2**30:.1f} GiB", "kind": "oom"})
+        return 3
+    except BaseException as exc:  # noqa: BLE001
+        _write(out, {"error": f"workload({n}) raised {type(exc).__name__}: {exc}"[:500],
+                     "kind": "raised", "traceback": traceback.format_exc(limit=6)})
+        return 3
+    _write(out, {"value": value, "seconds": seconds, "extra": extra})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
