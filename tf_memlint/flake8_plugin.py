@@ -44,7 +44,7 @@ class TFMemlintChecker:
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
-        cls.settings = {option: getattr(options, option.replace("-", "_"), default)
+        cls.settings = {option: getattr(options, "tfm_" + option, default)
                         for rule in all_rules().values()
                         for option, (default, _) in rule.options.items()}
         # flake8 decides what is reported; we run every rule (opt-in ones included), and flake8's

@@ -1,0 +1,61 @@
+"""The flake8 entry point: registered, 0-based columns, never raises into flake8."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+
+from tf_memlint import flake8_plugin
+from tf_memlint.flake8_plugin import TFMemlintChecker
+
+SOURCE = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    for i in range(1000):\n        x += 1\n    return x\n"
+
+
+def _flake8(tmp_path, *args, source=SOURCE):
+    path = tmp_path / "model.py"
+    path.write_text(source)
+    return subprocess.run([sys.executable, "-m", "flake8", "--isolated", *args, str(path)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_entry_point_is_registered():
+    out = subprocess.run([sys.executable, "-m", "flake8", "--version"], capture_output=True, text=True).stdout
+    assert "tf-memlint" in out
+
+
+def test_flake8_prints_the_column_of_the_for_keyword(tmp_path):
+    completed = _flake8(tmp_path, "--select", "TFM")
+    line, col = completed.stdout.split(":")[1:3]
+    assert (int(line), int(col)) == (5, 5)  # 1-based: `for` starts at the 5th character
+    assert SOURCE.splitlines()[4][4:7] == "for"
+
+
+def test_flake8_noqa(tmp_path):
+    source = SOURCE.replace("range(1000):", "range(1000):  # noqa: TFM101")
+    assert _flake8(tmp_path, "--select", "TFM", source=source).stdout == ""
+
+
+def test_plugin_option_from_flake8_config(tmp_path):
+    (tmp_path / "setup.cfg").write_text("[flake8]\ntfm-min-unrolled-iterations = 5000\n")
+    path = tmp_path / "model.py"
+    path.write_text(SOURCE)
+    completed = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFM", "model.py"],
+                               capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert completed.stdout == "" and completed.returncode == 0, completed.stderr
+
+
+def test_syntax_error_gives_no_tfm_finding():
+    source = "import tensorflow as tf\ndef f(:\n"
+    checker = TFMemlintChecker(ast.Module(body=[], type_ignores=[]), source.splitlines(True), "x.py")
+    assert list(checker.run()) == []
+
+
+def test_internal_error_becomes_one_tfm000(monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(flake8_plugin, "lint_source", broken)
+    checker = TFMemlintChecker(ast.parse(SOURCE), SOURCE.splitlines(True), "x.py")
+    (finding,) = list(checker.run())
+    assert finding[:2] == (1, 0) and finding[2].startswith("TFM000 tf-memlint internal error: KeyError")

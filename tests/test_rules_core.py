@@ -1,0 +1,64 @@
+"""TFM101-TFM103 beyond the fixtures: options, messages, the acceptance lines of the core issue."""
+
+from __future__ import annotations
+
+import pytest
+
+LOOP = """\
+import tensorflow as {alias}
+
+{decorator}
+def f(x, n):
+    for i in {iterable}:
+        x = x + 1.0
+    return x
+"""
+
+
+@pytest.mark.parametrize("alias,decorator", [
+    ("tf", "@tf.function"), ("T", "@T.function"), ("tf", "@tf.function(jit_compile=True)"),
+])
+def test_tfm101_fires_on_range_1000_under_any_alias(lint, alias, decorator):
+    findings = lint(LOOP.format(alias=alias, decorator=decorator, iterable="range(1000)"))
+    assert [(d.code, d.line, d.col) for d in findings] == [("TFM101", 5, 4)]
+    assert findings[0].message == ("Python loop over range(1000) is unrolled into the traced graph "
+                                   "(1000 copies of its body); use tf.range")
+
+
+@pytest.mark.parametrize("iterable", ["range(tf.shape(x)[0])", "tf.range(1000)", "range(n)", "range(99)"])
+def test_tfm101_silent_on_graph_loops_unknown_and_small_bounds(lint, iterable):
+    assert lint(LOOP.format(alias="tf", decorator="@tf.function", iterable=iterable)) == []
+
+
+def test_tfm101_silent_in_eager_code(lint):
+    assert lint(LOOP.format(alias="tf", decorator="", iterable="range(1000)")) == []
+
+
+def test_tfm101_threshold_is_an_option(lint):
+    source = LOOP.format(alias="tf", decorator="@tf.function", iterable="range(50)")
+    assert lint(source) == []
+    assert [d.code for d in lint(source, min_unrolled_iterations=50)] == ["TFM101"]
+
+
+def test_codes_restrict_the_rules_run(lint):
+    source = LOOP.format(alias="tf", decorator="@tf.function", iterable="range(1000)")
+    assert lint(source, codes=["TFM102"]) == []
+
+
+def test_file_without_tensorflow_costs_no_parse(monkeypatch):
+    import tf_memlint.engine as engine
+
+    def no_parse(source):
+        raise AssertionError("parsed a file that names no TensorFlow module")
+
+    monkeypatch.setattr(engine, "parse", no_parse)
+    assert engine.lint_source("import numpy as np\nfor i in range(10): pass\n") == []
+
+
+def test_keras_only_in_a_comment_is_not_tensorflow(lint):
+    assert lint("# uses keras elsewhere\ndef call(self, x):\n    for i in range(1000):\n        pass\n") == []
+
+
+def test_tfm103_ignores_globals_only_read(lint):
+    source = "import tensorflow as tf\nTABLE = {}\n@tf.function\ndef f(x):\n    return TABLE.get(x)\n"
+    assert lint(source) == []
