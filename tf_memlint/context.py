@@ -302,6 +302,10 @@ class TFContext:
         self.keras_classes = self._find_keras_classes(facts.classes)
         (self.traced_function_names, self.traced_lambdas,
          self.python_function_names, self.python_lambdas) = self._find_traced_functions(facts.calls)
+        self.mapped_function_names, self.mapped_lambdas = self._find_mapped_functions(facts.calls)
+        self.tf_function_bindings = self._find_tf_function_bindings()
+        self.builds_tf1_graph = self._find_tf1_graph_building(facts.calls)
+        self.module_loops: list[cst.For | cst.While] = []  # loops open at module level
         # Walk-time state, maintained by enter()/leave().
         self.frames: list[Frame] = []
         self._class_stack: list[cst.ClassDef] = []
@@ -444,6 +448,8 @@ class TFContext:
             self._scope_stack.append(self.scopes[node])
         elif isinstance(node, (cst.For, cst.While)) and self.frames:
             self.frames[-1].loops.append(node)
+        elif isinstance(node, (cst.For, cst.While)):
+            self.module_loops.append(node)
 
     def leave(self, node: cst.CSTNode) -> None:
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
@@ -454,6 +460,8 @@ class TFContext:
             self._scope_stack.pop()
         elif isinstance(node, (cst.For, cst.While)) and self.frames:
             self.frames[-1].loops.pop()
+        elif isinstance(node, (cst.For, cst.While)):
+            self.module_loops.pop()
 
     def _push_frame(self, node: cst.CSTNode, traced: bool) -> None:
         scope = self.scopes[node]
