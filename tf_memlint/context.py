@@ -16,6 +16,7 @@ TensorFlow spellings themselves, so every rule understands every import style at
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -65,6 +66,71 @@ NUMPY_ARRAY_FACTORIES = frozenset({
     "standard_normal", "concatenate", "stack", "vstack", "hstack", "tile", "repeat", "reshape",
     "meshgrid", "outer", "dot", "matmul",
 })
+# Calls that say a file builds TF1 graphs (graph mode, not eager): constants there are graph nodes.
+TF1_GRAPH_CALLS = frozenset({
+    "tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.placeholder",
+    "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior",
+    "tensorflow.train.MonitoredTrainingSession",
+})
+# ndarray methods that return an array of the same number of elements.
+NDARRAY_SAME_SIZE_METHODS = frozenset({
+    "astype", "copy", "flatten", "ravel", "squeeze", "transpose", "reshape", "view",
+})
+# Bytes per element for dtype spellings (the last dotted component, or a string literal).
+DTYPE_ITEMSIZE = {
+    "bool": 1, "bool_": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "float16": 2,
+    "half": 2, "bfloat16": 2, "int32": 4, "uint32": 4, "float32": 4, "single": 4, "int64": 8,
+    "uint64": 8, "float64": 8, "double": 8, "float": 8, "int": 8, "complex64": 8,
+    "complex128": 16,
+}
+
+# TF1 sessions and graphs (TFM2xx) -----------------------------------------------------------
+SESSION_CLASSES = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession"})
+# Calls that hand back a session the code may `run` (not for TFM201: these are not created here).
+SESSION_FACTORIES = frozenset({
+    "tensorflow.train.MonitoredTrainingSession", "tensorflow.train.MonitoredSession",
+    "tensorflow.train.SingularMonitoredSession", "tensorflow.get_default_session",
+    "keras.backend.get_session",
+})
+SESSION_NAME = re.compile(r"^_*(sess|session)$|_(sess|session)$|^(sess|session)_").search
+# Namespaces whose calls build no graph operations (files, flags, configuration, Keras...).
+NON_OP_NAMESPACES = frozenset({
+    "keras", "estimator", "gfile", "io.gfile", "logging", "app", "flags", "compat", "config", "test",
+    "errors", "distribute", "sysconfig", "version", "autograph", "lite", "profiler", "tpu",
+    "feature_column", "dtypes", "python_io", "saved_model", "nest", "types", "experimental",
+    "summary.FileWriter", "summary.FileWriterCache", "train.Coordinator", "train.Server", "train.ClusterSpec",
+    "io.TFRecordWriter", "lookup.experimental", "random.set_seed",
+})
+OP_EXCEPTIONS = frozenset({"tensorflow.saved_model.loader.load", "tensorflow.saved_model.load"})
+# Classes whose construction adds operations to the graph.
+OP_CLASSES = frozenset({"Variable", "TensorArray", "SparseTensor", "Saver", "Print"})
+# Lower-case TensorFlow functions that read or configure the graph without adding operations.
+NON_OP_FUNCTIONS = frozenset({
+    "get_default_graph", "reset_default_graph", "get_collection", "get_collection_ref",
+    "add_to_collection", "add_to_collections", "trainable_variables", "global_variables",
+    "local_variables", "model_variables", "all_variables", "moving_average_variables",
+    "device", "name_scope", "variable_scope", "control_dependencies", "set_random_seed",
+    "get_default_session", "executing_eagerly", "enable_eager_execution", "disable_eager_execution",
+    "disable_v2_behavior", "enable_v2_behavior", "disable_v2_tensorshape", "get_variable_scope",
+    "get_logger", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists", "list_variables",
+    "load_variable", "load_checkpoint", "start_queue_runners", "global_step", "as_dtype", "is_tensor",
+    "colocate_with", "container", "get_seed", "make_ndarray", "make_tensor_proto", "init_scope",
+    "get_static_value", "write_graph", "summary_iterator", "get_or_create_global_step",
+    "get_global_step", "function", "enable_resource_variables", "disable_resource_variables",
+    "set_verbosity", "TensorShape", "import_meta_graph_def", "assert_same_float_dtype",
+})
+OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
+GRAPH_RESETS = frozenset({"tensorflow.reset_default_graph", "keras.backend.clear_session",
+                          "keras.utils.clear_session"})
+
+# Eager training loops and Keras models (TFM4xx) ---------------------------------------------
+TAPE_NAME = re.compile(r"^(g?tape|tape_\w+|\w+_tape)$").search
+KERAS_MODEL_BUILDERS = frozenset({
+    "keras.Sequential", "keras.Model", "keras.models.load_model", "keras.saving.load_model",
+    "keras.models.clone_model", "keras.models.model_from_json", "keras.models.model_from_yaml",
+    "keras.models.model_from_config", "keras.experimental.load_from_saved_model",
+})
+CLEAR_SESSION_CALLS = frozenset({"keras.backend.clear_session", "keras.utils.clear_session"})
 
 
 class Kind(enum.Enum):
@@ -288,6 +354,65 @@ def _all_params(params: cst.Parameters) -> Iterator[cst.Param]:
         yield params.star_kwarg
 
 
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument at ``position`` (positional) or named ``keyword``, else None."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if any(a.star for a in call.args if a.keyword is None):
+        return None
+    return positional[position].value if position < len(positional) else None
+
+
+def _function_name(expr: cst.BaseExpression) -> str | None:
+    """``f`` for ``f`` and for ``self.f``; None otherwise."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return expr.attr.value
+    return None
+
+
+def _has_input_signature(decorator: cst.BaseExpression) -> bool:
+    if not isinstance(decorator, cst.Call):
+        return False
+    return any(a.keyword is not None and a.keyword.value == "input_signature"
+               and not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in decorator.args)
+
+
+def _number_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False"))
+
+
+def _dtype_itemsize(expr: cst.BaseExpression) -> int | None:
+    if isinstance(expr, cst.SimpleString):
+        return DTYPE_ITEMSIZE.get(expr.raw_value)
+    dotted = dotted_name(expr)
+    return None if dotted is None else DTYPE_ITEMSIZE.get(dotted.rsplit(".", 1)[-1])
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = True
+        return not self.found
+
+
+def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
+    finder = _Finder(target)
+    root.visit(finder)
+    return finder.found
+
+
+
 class TFContext:
     """The shared TensorFlow analysis of one module. Built once; updated by the engine's walk."""
 
@@ -310,6 +435,7 @@ class TFContext:
         self.frames: list[Frame] = []
         self._class_stack: list[cst.ClassDef] = []
         self._scope_stack: list[Scope] = [self.module_scope]
+        self._init_flow_facts(facts.classes)
 
     # Names ---------------------------------------------------------------------------------
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
@@ -450,6 +576,8 @@ class TFContext:
             self.frames[-1].loops.append(node)
         elif isinstance(node, (cst.For, cst.While)):
             self.module_loops.append(node)
+        if isinstance(node, (cst.Assign, cst.WithItem, cst.For, cst.AugAssign)):
+            self._record_binding(node)
 
     def leave(self, node: cst.CSTNode) -> None:
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
@@ -670,3 +798,838 @@ class TFContext:
         if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range":
             return any(self.value_kind(a.value) is Kind.TENSOR for a in iterable.args)
         return self.value_kind(iterable) in (Kind.TENSOR, Kind.DATASET)
+
+    # Facts for TFM104-TFM106 and TFM301 ------------------------------------------------------
+    def _find_mapped_functions(self, calls) -> tuple[set[str], set[cst.Lambda]]:
+        """Functions run once per element: given to ``tf.map_fn`` or ``Dataset.map``.
+
+        ``ds.map(lambda x, y: (augment(x), y))`` maps ``augment`` too: a lambda's direct callees
+        (plain names or ``self.method``) run once per element as well.
+        """
+        names: set[str] = set()
+        lambdas: set[cst.Lambda] = set()
+        for call, _scope in calls:
+            name = self.call_name(call)
+            if name == "tensorflow.map_fn":
+                keyword = "fn"
+            elif (name is None and isinstance(call.func, cst.Attribute) and call.func.attr.value == "map"
+                  and self.is_dataset(call.func.value)):
+                keyword = "map_func"
+            else:
+                continue
+            fn = _argument(call, 0, keyword)
+            if isinstance(fn, cst.Lambda):
+                lambdas.add(fn)
+                body = fn.body
+                parts = [e.value for e in body.elements] if isinstance(body, (cst.Tuple, cst.List)) else [body]
+                for part in parts:
+                    if isinstance(part, cst.Call):
+                        callee = _function_name(part.func)
+                        if callee is not None:
+                            names.add(callee)
+            elif fn is not None:
+                callee = _function_name(fn)
+                if callee is not None:
+                    names.add(callee)
+        return names - self.python_function_names, lambdas - self.python_lambdas
+
+    def _is_mapped(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Lambda):
+            return node in self.mapped_lambdas
+        return isinstance(node, cst.FunctionDef) and node.name.value in self.mapped_function_names
+
+    @property
+    def in_mapped_function(self) -> bool:
+        """True inside a function that ``tf.map_fn``/``Dataset.map`` runs once per element (or a
+        def/lambda nested in one): what it builds is alive once per parallel iteration."""
+        for frame in reversed(self.frames):
+            if self._is_mapped(frame.node):
+                return True
+            if not frame.traced:
+                return False
+        return False
+
+    def tf_function_decorator(self, node: cst.FunctionDef) -> cst.BaseExpression | None:
+        """The ``@tf.function`` / ``@tf.function(...)`` decorator of ``node``, if any."""
+        for decorator in node.decorators:
+            target = decorator.decorator
+            func = target.func if isinstance(target, cst.Call) else target
+            if self.qualified_name(func) == "tensorflow.function":
+                return target
+        return None
+
+    def is_tf_function_call(self, node: cst.CSTNode) -> bool:
+        """``tf.function(f, ...)`` or ``tf.function(...)(f)``: a call that creates a tf.function."""
+        if not isinstance(node, cst.Call):
+            return False
+        if self.call_name(node) == "tensorflow.function":
+            return _argument(node, 0, "func") is not None
+        return isinstance(node.func, cst.Call) and self.call_name(node.func) == "tensorflow.function"
+
+    def _find_tf_function_bindings(self) -> dict[cst.CSTNode, set[str]]:
+        """{scope node: names every binding of which is a tf.function without input_signature}.
+
+        Those are the functions that trace once per distinct Python argument value.
+        """
+        counts: dict[cst.CSTNode, dict[str, int]] = {}
+        for node, scope in self.scopes.items():
+            if isinstance(node, cst.FunctionDef) and scope.parent is not None:
+                decorator = self.tf_function_decorator(node)
+                if decorator is not None and not _has_input_signature(decorator):
+                    names = counts.setdefault(scope.parent.node, {})
+                    names[node.name.value] = names.get(node.name.value, 0) + 1
+            for name, values in scope.assignments.items():
+                for value in values:
+                    if value is None or not self.is_tf_function_call(value):
+                        continue
+                    if _has_input_signature(value) or (
+                            isinstance(value.func, cst.Call) and _has_input_signature(value.func)):
+                        continue
+                    names = counts.setdefault(node, {})
+                    names[name] = names.get(name, 0) + 1
+        bindings: dict[cst.CSTNode, set[str]] = {}
+        for node, names in counts.items():
+            scope = self.scopes[node]
+            bindings[node] = {name for name, count in names.items()
+                              if name not in scope.params and count == len(scope.assignments.get(name, ()))}
+        return bindings
+
+    def tf_function_target(self, func: cst.BaseExpression) -> tuple[cst.CSTNode, str] | None:
+        """(scope node, name) when calling ``func`` calls a known tf.function that retraces on a
+        new Python value: a decorated def or ``g = tf.function(f)``, or ``self.step`` for a
+        decorated method of the enclosing class."""
+        if isinstance(func, cst.Name):
+            found = self.lookup(func.value)
+            if found is not None and func.value in self.tf_function_bindings.get(found[0].node, ()):
+                return found[0].node, func.value
+            return None
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == "self" and self.enclosing_class is not None):
+            cls = self.enclosing_class
+            if func.attr.value in self.tf_function_bindings.get(cls, ()):
+                return cls, func.attr.value
+        return None
+
+    @property
+    def open_loops(self) -> list[cst.For | cst.While]:
+        """The loops around the current node in the current function (or at module level)."""
+        return self.frames[-1].loops if self.frames else self.module_loops
+
+    def current_scope(self) -> Scope:
+        return self.frames[-1].scope if self.frames else self.module_scope
+
+    def loop_number_targets(self, loop: cst.For) -> set[str]:
+        """Names a Python ``for`` binds to a new Python number on every iteration: the target of
+        ``range(...)`` or of a list/tuple of number literals, the index of ``enumerate``."""
+        iterable, target = loop.iter, loop.target
+        if isinstance(iterable, cst.Name):
+            found = self.lookup(iterable.value)
+            if found is not None and isinstance(found[1], (cst.List, cst.Tuple)):
+                iterable = found[1]
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" \
+                and "range" not in self.aliases:
+            if self.in_traced_function and self.loop_kind(loop)[0] != "python":
+                return set()  # range(tensor) in a traced function: a graph loop over tensors
+            return {target.value} if isinstance(target, cst.Name) else set()
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "enumerate" \
+                and not self.in_traced_function:
+            if isinstance(target, (cst.Tuple, cst.List)) and target.elements \
+                    and isinstance(target.elements[0].value, cst.Name):
+                return {target.elements[0].value.value}
+            return set()
+        if isinstance(iterable, (cst.List, cst.Tuple)) and iterable.elements and all(
+                _number_literal(e.value) for e in iterable.elements):
+            return {target.value} if isinstance(target, cst.Name) else set()
+        return set()
+
+    def varying_python_number(self, expr: cst.BaseExpression, _depth: int = 0) -> cst.For | cst.While | None:
+        """The open loop in which ``expr`` is a Python number with a new value on every iteration
+        (a loop variable over ``range``, an int counter ``i += 1`` bumped in the loop), else None."""
+        if _depth > 4:
+            return None
+        if isinstance(expr, cst.Name):
+            for loop in reversed(self.open_loops):
+                if isinstance(loop, cst.For) and expr.value in self.loop_number_targets(loop):
+                    return loop
+            scope = self.current_scope()
+            if scope.binds(expr.value) and expr.value not in scope.declared_global:
+                values = scope.all_values(expr.value)
+                steps = scope.augmented.get(expr.value, [])
+                if values and steps and all(self.int_value(v) is not None for v in values):
+                    for loop in reversed(self.open_loops):
+                        if any(_contains(loop, step) for step in steps):
+                            return loop
+            return None
+        if isinstance(expr, cst.BinaryOperation):
+            left = self.varying_python_number(expr.left, _depth + 1)
+            right = self.varying_python_number(expr.right, _depth + 1)
+            if left is not None and (right is not None or _number_literal(expr.right)
+                                     or self.int_value(expr.right) is not None):
+                return left
+            if right is not None and (_number_literal(expr.left) or self.int_value(expr.left) is not None):
+                return right
+            return None
+        if isinstance(expr, cst.UnaryOperation):
+            return self.varying_python_number(expr.expression, _depth + 1)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) \
+                and expr.func.value in ("float", "int", "bool", "round", "abs") and len(expr.args) == 1:
+            return self.varying_python_number(expr.args[0].value, _depth + 1)
+        return None
+
+    def is_ndarray(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """True when ``expr`` is known to be a NumPy array: a NumPy factory call, a name bound to
+        one, or ``.astype()``/``.reshape()``/arithmetic with a number on one."""
+        if _depth > 8:
+            return False
+        if self.is_numpy_call(expr):
+            return True
+        if isinstance(expr, cst.Name):
+            found = self.lookup(expr.value)
+            return found is not None and found[1] is not None and self.is_ndarray(found[1], _depth + 1)
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+                and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS:
+            return self.is_ndarray(expr.func.value, _depth + 1)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "T":
+            return self.is_ndarray(expr.value, _depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = expr.left, expr.right
+            if self.is_ndarray(left, _depth + 1):
+                return self.is_ndarray(right, _depth + 1) or _number_literal(right) \
+                    or self.value_kind(right) in (Kind.PY_INT, Kind.PY_NUMBER)
+            if self.is_ndarray(right, _depth + 1):
+                return _number_literal(left) or self.value_kind(left) in (Kind.PY_INT, Kind.PY_NUMBER)
+        return False
+
+    def ndarray_nbytes(self, expr: cst.BaseExpression) -> int | None:
+        """Bytes of a NumPy array expression when its size is known statically, else None
+        (the element type defaults to NumPy's 8-byte float64/int64 unless a dtype says otherwise)."""
+        elements = self._ndarray_elements(expr, 0)
+        return None if elements is None else elements * self._ndarray_itemsize(expr, 0)
+
+    def _shape_elements(self, shape: cst.BaseExpression | None) -> int | None:
+        if shape is None:
+            return None
+        if isinstance(shape, (cst.Tuple, cst.List)):
+            total = 1
+            for element in shape.elements:
+                value = self._size_value(element.value)
+                if value is None:
+                    return None
+                total *= value
+            return total
+        if isinstance(shape, cst.Name) and shape.value == "None":
+            return 1
+        return self._size_value(shape)
+
+    def _size_value(self, expr: cst.BaseExpression) -> int | None:
+        """An int, or an integral float literal such as ``1e4`` (NumPy accepts both in old code)."""
+        if isinstance(expr, cst.Float):
+            try:
+                value = float(expr.value.replace("_", ""))
+            except ValueError:
+                return None
+            return int(value) if value.is_integer() else None
+        return self.int_value(expr)
+
+    def ndarray_is_conversion(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """True when the array is ``np.array(x)``/``np.asarray(x)`` of a runtime Python value (a
+        list built at run time, ``s.split()``): its size is unknown but usually small."""
+        if _depth > 8:
+            return False
+        if isinstance(expr, cst.Name):
+            found = self.lookup(expr.value)
+            return found is not None and found[1] is not None and self.ndarray_is_conversion(found[1], _depth + 1)
+        if not isinstance(expr, cst.Call):
+            return False
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS \
+                and not self.is_numpy_call(expr):
+            return self.ndarray_is_conversion(expr.func.value, _depth + 1)
+        kind = (self.numpy_name(expr.func) or "").rsplit(".", 1)[-1]
+        if kind not in ("array", "asarray") or not expr.args:
+            return False
+        value = expr.args[0].value
+        return not isinstance(value, (cst.List, cst.Tuple)) and not self.is_ndarray(value)
+
+    def _ndarray_elements(self, expr: cst.BaseExpression, depth: int) -> int | None:
+        if depth > 8:
+            return None
+        if isinstance(expr, cst.Name):
+            found = self.lookup(expr.value)
+            return None if found is None or found[1] is None else self._ndarray_elements(found[1], depth + 1)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "T":
+            return self._ndarray_elements(expr.value, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            sides = [s for s in (expr.left, expr.right) if self.is_ndarray(s)]
+            sizes = [self._ndarray_elements(s, depth + 1) for s in sides]
+            return None if not sizes or None in sizes else max(sizes)  # type: ignore[type-var]
+        if not isinstance(expr, cst.Call):
+            return None
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS \
+                and not self.is_numpy_call(expr):
+            return self._ndarray_elements(expr.func.value, depth + 1)
+        name = self.numpy_name(expr.func)
+        if name is None:
+            return None
+        kind = name.rsplit(".", 1)[-1]
+        positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+        if kind in ("zeros", "ones", "empty", "full"):
+            return self._shape_elements(_argument(expr, 0, "shape"))
+        if kind in ("rand", "randn"):
+            if any(a.star for a in expr.args):
+                return None
+            return self._shape_elements(cst.Tuple([cst.Element(v) for v in positional]))
+        if kind in ("random", "standard_normal", "random_sample"):
+            return self._shape_elements(_argument(expr, 0, "size"))
+        if kind in ("normal", "uniform", "randint"):
+            return self._shape_elements(_argument(expr, 2, "size"))
+        if kind == "arange":
+            return self._range_length(expr)
+        if kind == "linspace":
+            num = _argument(expr, 2, "num")
+            return 50 if num is None else self.int_value(num)
+        if kind == "eye":
+            n = self.int_value(positional[0]) if positional else None
+            m = _argument(expr, 1, "M")
+            m_value = n if m is None or (isinstance(m, cst.Name) and m.value == "None") else self.int_value(m)
+            return None if n is None or m_value is None else n * m_value
+        if kind == "identity":
+            n = self.int_value(positional[0]) if positional else None
+            return None if n is None else n * n
+        if kind in ("array", "asarray") and positional:
+            return self._literal_elements(positional[0], depth + 1)
+        if kind in ("zeros_like", "ones_like", "full_like", "empty_like", "reshape") and positional:
+            return self._ndarray_elements(positional[0], depth + 1)
+        if kind in ("concatenate", "stack", "vstack", "hstack") and positional \
+                and isinstance(positional[0], (cst.List, cst.Tuple)):
+            sizes = [self._ndarray_elements(e.value, depth + 1) for e in positional[0].elements]
+            return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        return None
+
+    def _literal_elements(self, expr: cst.BaseExpression, depth: int) -> int | None:
+        """Elements of ``np.array(<expr>)``: nested list/tuple literals of numbers and names."""
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            total = 0
+            for element in expr.elements:
+                if isinstance(element, cst.StarredElement):
+                    return None
+                size = self._literal_elements(element.value, depth + 1)
+                if size is None:
+                    return None
+                total += size
+            return total
+        if _number_literal(expr) or isinstance(expr, (cst.SimpleString, cst.Attribute)):
+            return 1
+        if isinstance(expr, (cst.Name, cst.Call)):  # a scalar per leaf, unless it is an array
+            return self._ndarray_elements(expr, depth + 1) if self.is_ndarray(expr) else 1
+        return None
+
+    def ndarray_from_file(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """True when the array is read from a file (``np.load``, ``np.loadtxt``, ...): data-sized."""
+        if _depth > 8:
+            return False
+        if isinstance(expr, cst.Name):
+            found = self.lookup(expr.value)
+            return found is not None and found[1] is not None and self.ndarray_from_file(found[1], _depth + 1)
+        if not isinstance(expr, cst.Call):
+            return False
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS \
+                and not self.is_numpy_call(expr):
+            return self.ndarray_from_file(expr.func.value, _depth + 1)
+        kind = (self.numpy_name(expr.func) or "").rsplit(".", 1)[-1]
+        return kind in ("load", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "memmap")
+
+    def _ndarray_itemsize(self, expr: cst.BaseExpression, depth: int) -> int:
+        if depth > 8:
+            return 8
+        if isinstance(expr, cst.Name):
+            found = self.lookup(expr.value)
+            return 8 if found is None or found[1] is None else self._ndarray_itemsize(found[1], depth + 1)
+        if not isinstance(expr, cst.Call):
+            return 8
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "astype" and expr.args:
+            return _dtype_itemsize(expr.args[0].value) or 8
+        for arg in expr.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype":
+                return _dtype_itemsize(arg.value) or 8
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS:
+            return self._ndarray_itemsize(expr.func.value, depth + 1)
+        return 8
+
+    def _find_tf1_graph_building(self, calls) -> bool:
+        """True for a file that builds TF1 graphs (sessions, placeholders, eager turned off) and
+        never turns eager execution on: its module-level TF calls add nodes to a graph."""
+        names = {self.call_name(call) for call, _scope in calls}
+        return bool(names & TF1_GRAPH_CALLS) and "tensorflow.enable_eager_execution" not in names
+
+
+    # Flow facts for sessions, training loops and Keras models (TFM2xx, TFM4xx) ----------------
+    # The latest value bound to each name is followed in traversal order, so a notebook that
+    # rebinds ``model`` from a scikit-learn estimator to a Keras model is judged at each use.
+
+    def _init_flow_facts(self, classes: list[cst.ClassDef]) -> None:
+        self.module_loops: list[cst.For | cst.While] = []
+        self._latest: dict[tuple[int, str], tuple[cst.BaseExpression | None, bool]] = {}
+        self._latest_attr: dict[tuple[int, str], cst.BaseExpression | None] = {}
+        self._walk_cache: dict[tuple[int, bool], list[cst.CSTNode]] = {}
+        self._loop_facts: dict[tuple[int, str], bool] = {}
+        self.keras_model_classes = self._find_keras_model_classes(classes)
+        self.decorated_traced_names: set[str] = set()
+        self._defs: dict[str, cst.FunctionDef] = {}
+        for node in self.scopes:
+            if isinstance(node, cst.FunctionDef):
+                self._defs.setdefault(node.name.value, node)
+                for decorator in node.decorators:
+                    target = decorator.decorator
+                    if isinstance(target, cst.Call):
+                        target = target.func
+                    if self.qualified_name(target) == "tensorflow.function":
+                        self.decorated_traced_names.add(node.name.value)
+
+    @property
+    def loops(self) -> list[cst.For | cst.While]:
+        """The loops open around the current node: in the current function, or at module level."""
+        return self.frames[-1].loops if self.frames else self.module_loops
+
+    def _find_keras_model_classes(self, classes: list[cst.ClassDef]) -> set[str]:
+        models: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for cls in classes:
+                if cls.name.value in models:
+                    continue
+                for base in cls.bases:
+                    if (self.qualified_name(base.value) in ("keras.Model", "keras.Sequential")
+                            or (isinstance(base.value, cst.Name) and base.value.value in models)):
+                        models.add(cls.name.value)
+                        changed = True
+                        break
+        return models
+
+    def _record_binding(self, node: cst.CSTNode) -> None:
+        scope = self._scope_stack[-1]
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                self._bind_target(scope, target.target, node.value)
+        elif isinstance(node, cst.AugAssign):
+            self._bind_target(scope, node.target, None)
+        elif isinstance(node, cst.WithItem):
+            if node.asname is not None:
+                self._bind_target(scope, node.asname.name, node.item)
+        elif isinstance(node, cst.For):
+            self._bind_target(scope, node.target, None)
+
+    def _bind_target(self, scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self._latest[(id(scope), target.value)] = (value, False)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for name in _target_names(target):  # `loss, logits = step(x)`: unpacked from value
+                self._latest[(id(scope), name)] = (value, True)
+        elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+              and target.value.value == "self" and self._class_stack):
+            self._latest_attr[(id(self._class_stack[-1]), target.attr.value)] = value
+
+    def latest_value(self, name: str) -> tuple[cst.BaseExpression | None, bool] | None:
+        """(value, unpacked) last bound to ``name`` before this point of the walk, in the scope
+        that binds it; None when it is unknown (a parameter, a loop target, not yet bound)."""
+        found = self.lookup(name)
+        if found is None:
+            return None
+        latest = self._latest.get((id(found[0]), name))
+        if latest is None or latest[0] is None:
+            return None
+        return latest
+
+    def _resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``expr`` itself, or the value last bound to a name / ``self.attr`` (not unpacked)."""
+        if isinstance(expr, cst.Name):
+            latest = self.latest_value(expr.value)
+            return None if latest is None or latest[1] else latest[0]
+        if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                and expr.value.value == "self" and self._class_stack):
+            return self._latest_attr.get((id(self._class_stack[-1]), expr.attr.value))
+        return expr
+
+    def walk(self, node: cst.CSTNode, into_functions: bool = False) -> list[cst.CSTNode]:
+        """Every node under ``node`` in source order; nested defs, lambdas and classes are skipped
+        unless ``into_functions`` (their bodies run at another time)."""
+        key = (id(node), into_functions)
+        cached = self._walk_cache.get(key)
+        if cached is None:
+            cached = []
+            stack = list(reversed(node.children))
+            while stack:
+                child = stack.pop()
+                if not into_functions and isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                    continue
+                cached.append(child)
+                stack.extend(reversed(child.children))
+            self._walk_cache[key] = cached
+        return cached
+
+    def calls_in(self, node: cst.CSTNode) -> list[cst.Call]:
+        return [n for n in self.walk(node) if isinstance(n, cst.Call)]
+
+    def _loop_fact(self, loop: cst.CSTNode, fact: str, test) -> bool:
+        key = (id(loop), fact)
+        if key not in self._loop_facts:
+            self._loop_facts[key] = any(test(call) for call in self.calls_in(loop))
+        return self._loop_facts[key]
+
+    # TF1 sessions --------------------------------------------------------------------------
+    def is_session_creation(self, node: cst.CSTNode) -> bool:
+        """``tf.Session(...)`` / ``tf.compat.v1.InteractiveSession(...)``, any import style."""
+        return self.call_name(node) in SESSION_CLASSES
+
+    def is_session(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """A TF1 session: created here, bound by ``with ... as sess``, a monitored session, or a
+        name/attribute spelled like one (``sess``, ``self.session``, ``mon_sess``)."""
+        if _depth > 4:
+            return False
+        if isinstance(expr, cst.Call):
+            name = self.call_name(expr)
+            if name in SESSION_CLASSES or name in SESSION_FACTORIES:
+                return True
+            func = expr.func
+            return (isinstance(func, cst.Attribute) and func.attr.value in ("as_default", "managed_session")
+                    and (func.attr.value == "managed_session" or self.is_session(func.value, _depth + 1)))
+        if isinstance(expr, cst.Name):
+            value = self._resolved(expr)
+            if value is not None and self.is_session(value, _depth + 1):
+                return True
+            return bool(SESSION_NAME(expr.value))
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            value = self._resolved(expr)
+            return (value is not None and self.is_session(value, _depth + 1)) or bool(SESSION_NAME(expr.attr.value))
+        return False
+
+    def is_session_run(self, node: cst.CSTNode) -> bool:
+        """``sess.run(...)``, ``sess.partial_run(...)``, ``op.run(feed_dict=...)``, ``t.eval(session=s)``."""
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return False
+        method = node.func.attr.value
+        if method in ("run", "partial_run") and self.is_session(node.func.value):
+            return True
+        return method in ("run", "eval") and any(
+            a.keyword is not None and a.keyword.value in ("feed_dict", "session") for a in node.args)
+
+    def loop_runs_session(self, loop: cst.CSTNode) -> bool:
+        """The loop body (nested loops included, nested defs not) runs a TF1 session."""
+        return self._loop_fact(loop, "session", self.is_session_run)
+
+    def creates_graph_ops(self, node: cst.CSTNode) -> bool:
+        """A call that adds operations to the default TF1 graph each time it runs: any TensorFlow
+        op, ``tf.Variable``, initializers, ``tf.train.Saver()``, an optimizer's ``minimize``."""
+        if not isinstance(node, cst.Call):
+            return False
+        name = self.call_name(node)
+        if name is not None:
+            if not name.startswith("tensorflow."):
+                return False
+            path = name[len("tensorflow."):].split(".")
+            last = path[-1]
+            if path[0] in NON_OP_NAMESPACES or ".".join(path[:2]) in NON_OP_NAMESPACES:
+                return name in OP_EXCEPTIONS
+            if last[:1].isupper():
+                return last in OP_CLASSES
+            return last not in NON_OP_FUNCTIONS
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in OPTIMIZER_GRAPH_METHODS:
+            optimizer = self._resolved(func.value)
+            return optimizer is not None and (self.call_name(optimizer) or "").startswith("tensorflow.train.") \
+                and (self.call_name(optimizer) or "").endswith("Optimizer")
+        return False
+
+    def resets_graph(self, node: cst.CSTNode) -> bool:
+        """``tf.reset_default_graph()``, ``clear_session()``, or a local helper that calls one."""
+        return self._calls_through_helpers(node, GRAPH_RESETS, "resets")
+
+    def _calls_through_helpers(self, node: cst.CSTNode, names: frozenset, fact: str, _depth: int = 0) -> bool:
+        if self.call_name(node) in names:
+            return True
+        if _depth > 2 or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name):
+            return False
+        definition = self._defs.get(node.func.value)
+        if definition is None or self.call_name(node) is not None:
+            return False
+        return self._loop_fact(definition.body, fact,
+                               lambda call: self._calls_through_helpers(call, names, fact, _depth + 1))
+
+    def loop_resets_graph(self, loop: cst.CSTNode) -> bool:
+        """The loop starts a new default graph each iteration (``tf.reset_default_graph()``,
+        ``keras.backend.clear_session()``)."""
+        return self._loop_fact(loop, "reset", self.resets_graph)
+
+    def makes_fresh_graph(self, item: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """A ``with`` item that makes a graph created in ``loop`` the default: ``tf.Graph().as_default()``,
+        ``g.as_default()`` or ``tf.Session(graph=g)`` with ``g = tf.Graph()`` in the loop."""
+        graph: cst.BaseExpression | None = None
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "as_default":
+            graph = item.func.value
+        elif self.is_session_creation(item):
+            graph = next((a.value for a in item.args if a.keyword is not None and a.keyword.value == "graph"), None)
+        if graph is None:
+            return False
+        if isinstance(graph, cst.Name):
+            value = self._resolved(graph)
+            if value is None or not any(value is n for n in self.walk(loop)):
+                return False
+            graph = value
+        return self.call_name(graph) == "tensorflow.Graph"
+
+    # Eager training loops ------------------------------------------------------------------
+    def is_gradient_tape(self, expr: cst.BaseExpression) -> bool:
+        value = self._resolved(expr)
+        if value is not None and self.call_name(value) == "tensorflow.GradientTape":
+            return True
+        return isinstance(expr, cst.Name) and bool(TAPE_NAME(expr.value))
+
+    def is_training_call(self, node: cst.CSTNode, _depth: int = 0) -> bool:
+        """One optimisation step: ``optimizer.apply_gradients`` / ``minimize``, ``train_on_batch``,
+        a ``train_step``, a manual ``variable.assign_sub(...)`` update, or a local function that
+        does one of these. A bare ``tape.gradient`` is not one: saliency maps and integrated
+        gradients take gradients without training."""
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in ("apply_gradients", "train_on_batch", "assign_sub") or "train_step" in method:
+                return True
+            if method == "minimize":
+                return self.call_name(node) is None and dotted_name(func.value) not in ("optimize", "scipy.optimize")
+            if method == "run" and func.value is not None and isinstance(func.value, (cst.Name, cst.Attribute)) \
+                    and node.args and isinstance(node.args[0].value, cst.Name):
+                return self._is_training_function(node.args[0].value.value, _depth)  # strategy.run(step)
+            return False
+        if isinstance(func, cst.Name):
+            return "train_step" in func.value or self._is_training_function(func.value, _depth)
+        return False
+
+    def _is_training_function(self, name: str, _depth: int) -> bool:
+        definition = self._defs.get(name)
+        if definition is None or _depth > 2:
+            return False
+        return self._loop_fact(definition.body, "training",
+                               lambda call: self.is_training_call(call, _depth + 1))
+
+    def loop_is_training(self, loop: cst.CSTNode) -> bool:
+        """The loop body takes optimisation steps (see ``is_training_call``)."""
+        return self._loop_fact(loop, "training", self.is_training_call)
+
+    def is_traced_callable(self, expr: cst.BaseExpression) -> bool:
+        """A name for a ``tf.function``: a decorated def or ``f = tf.function(g)``."""
+        if not isinstance(expr, cst.Name):
+            return False
+        if expr.value in self.decorated_traced_names:
+            return True
+        value = self._resolved(expr)
+        return value is not None and self.call_name(value) == "tensorflow.function"
+
+    def is_eager_tensor(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """``expr`` is proven to be a tensor (or a structure of tensors) in eager code: a TF op,
+        a Keras loss/op/metric result, ``tape.gradient``, the result of a ``tf.function`` or of
+        calling a Keras model. ``float(x)``, ``x.numpy()``, ``x.item()`` are not."""
+        if _depth > 6:
+            return False
+        if isinstance(expr, cst.Name):
+            latest = self.latest_value(expr.value)
+            if latest is None:
+                return False
+            value, unpacked = latest
+            if unpacked:  # `loss, logits = train_step(x)`: every output of a tf.function is a tensor
+                return isinstance(value, cst.Call) and self.is_traced_callable(value.func)
+            return self.is_eager_tensor(value, _depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self.is_eager_tensor(expr.value, _depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_eager_tensor(expr.left, _depth + 1) or self.is_eager_tensor(expr.right, _depth + 1)
+        if not isinstance(expr, cst.Call):
+            return False
+        name = self.call_name(expr)
+        if name is not None:
+            path = name.split(".")
+            if name.startswith(("keras.losses.", "keras.ops.", "keras.activations.")) and path[-1][:1].islower():
+                return True
+            return self.value_kind(expr) is Kind.TENSOR
+        func = expr.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value == "gradient":
+                return self.is_gradient_tape(func.value)
+            if func.attr.value == "result":
+                metric = self._resolved(func.value)
+                return metric is not None and (self.call_name(metric) or "").startswith("keras.metrics.")
+            return False
+        if self.is_traced_callable(func):
+            return True
+        callee = self._resolved(func)
+        if callee is None or callee is func:
+            return False
+        callee_name = self.call_name(callee) or ""
+        return (callee_name.startswith("keras.losses.") and callee_name.split(".")[-1][:1].isupper()) \
+            or self.is_keras_model_build(callee)
+
+    # Keras models --------------------------------------------------------------------------
+    def is_keras_model_build(self, node: cst.CSTNode, _depth: int = 0) -> bool:
+        """A call that builds or loads a Keras model: ``keras.Sequential``, ``keras.Model``,
+        ``load_model``, ``clone_model``, ``keras.applications.ResNet50``, a ``keras.Model``
+        subclass, or a local function that returns one of these."""
+        if not isinstance(node, cst.Call):
+            return False
+        name = self.call_name(node)
+        if name is not None:
+            return name in KERAS_MODEL_BUILDERS or (
+                name.startswith("keras.applications.") and name.split(".")[-1][:1].isupper())
+        if isinstance(node.func, cst.Name):
+            if node.func.value in self.keras_model_classes:
+                return True
+            return _depth < 2 and self._is_model_factory(node.func.value, _depth)
+        if (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
+                and node.func.value.value == "self"):  # self.model = self._build_model()
+            return _depth < 2 and self._is_model_factory(node.func.attr.value, _depth, method=True)
+        return False
+
+    def _is_model_factory(self, name: str, _depth: int, method: bool = False) -> bool:
+        definition = self._defs.get(name)
+        if definition is None or (not method and self.lookup(name) is None):
+            return False
+        key = (id(definition), "factory")
+        if key not in self._loop_facts:
+            self._loop_facts[key] = False  # recursion guard
+            scope = self.scopes[definition]
+            returned = [n.value for n in self.walk(definition.body) if isinstance(n, cst.Return) and n.value is not None]
+            found = False
+            for value in returned:
+                if isinstance(value, cst.Name):
+                    candidates = scope.assignments.get(value.value) or []
+                    found = any(v is not None and self.is_keras_model_build(v, _depth + 1) for v in candidates)
+                else:
+                    found = self.is_keras_model_build(value, _depth + 1)
+                if found:
+                    break
+            self._loop_facts[key] = found
+        return self._loop_facts[key]
+
+    def is_keras_model(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` holds a Keras model: the value last bound to it builds or loads one."""
+        value = self._resolved(expr)
+        return value is not None and self.is_keras_model_build(value)
+
+    def clears_session(self, node: cst.CSTNode) -> bool:
+        """``keras.backend.clear_session()`` (any spelling), or a local helper that calls it."""
+        return self._calls_through_helpers(node, CLEAR_SESSION_CALLS, "clears")
+
+    def loop_clears_session(self, loop: cst.CSTNode) -> bool:
+        return self._loop_fact(loop, "clear_session", self.clears_session)
+
+    def loops_running(self, node: cst.CSTNode) -> list[cst.For | cst.While]:
+        """The open loops that run ``node`` once per iteration: the iterable of a ``for`` is
+        evaluated once, before its loop starts."""
+        loops = self.loops
+        if loops and isinstance(loops[-1], cst.For):
+            header = loops[-1].iter
+            if node is header or any(node is n for n in self.walk(header)):
+                return loops[:-1]
+        return loops
+
+    def static_trip_count(self, loop: cst.For | cst.While) -> int | None:
+        """How many times ``loop`` runs when it is known statically: ``trip_count`` of its iterable,
+        also through a name last bound to a list or tuple literal; None for ``while`` loops."""
+        if not isinstance(loop, cst.For):
+            return None
+        iterable = loop.iter
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) in ("enumerate", "zip") and iterable.args:
+            counts = [self.static_trip_count(cst.For(target=loop.target, iter=a.value, body=loop.body))
+                      for a in iterable.args]
+            known = [c for c in counts if c is not None]
+            return min(known) if known else None
+        if isinstance(iterable, cst.Name):
+            value = self._resolved(iterable)
+            if isinstance(value, (cst.List, cst.Tuple)):
+                return self.trip_count(value)
+        if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
+                and iterable.func.attr.value == "take" and len(iterable.args) == 1:
+            return self.flow_int(iterable.args[0].value)  # dataset.take(1)
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" and "range" not in self.aliases:
+            bounds = [self.flow_int(a.value) for a in iterable.args if a.keyword is None]
+            if 1 <= len(bounds) <= 3 and None not in bounds:
+                start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (bounds + [1])[:3]
+                if step:
+                    return max(0, -(-(stop - start) // step))  # type: ignore[operator]
+        return self.trip_count(iterable)
+
+    def flow_int(self, expr: cst.BaseExpression, _depth: int = 0) -> int | None:
+        """``int_value``, also through names rebound along the way (``k = 4`` ... ``k = 4``)."""
+        value = self.int_value(expr)
+        if value is not None or _depth > 4:
+            return value
+        if isinstance(expr, cst.Name):
+            latest = self.latest_value(expr.value)
+            if latest is not None and not latest[1] and latest[0] is not None:
+                return self.flow_int(latest[0], _depth + 1)
+        return None
+
+    def names_changing_in(self, loop: cst.For | cst.While) -> set[str]:
+        """Names the loop rebinds on each iteration: its target and every name assigned in it."""
+        key = (id(loop), "changing")
+        cached = self._walk_cache.get(key)  # type: ignore[arg-type]
+        if cached is None:
+            names: set[str] = set()
+            targets: list[cst.BaseExpression] = [loop.target] if isinstance(loop, cst.For) else []
+            for node in self.walk(loop):
+                if isinstance(node, cst.Assign):
+                    targets.extend(t.target for t in node.targets)
+                elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+                    targets.append(node.target)
+                elif isinstance(node, cst.WithItem) and node.asname is not None:
+                    targets.append(node.asname.name)
+                elif isinstance(node, cst.NamedExpr):
+                    targets.append(node.target)
+            for target in targets:
+                names.update(_target_names(target))
+            cached = [cst.Name(n) for n in sorted(names)]
+            self._walk_cache[key] = cached  # type: ignore[index]
+        return {n.value for n in cached}  # type: ignore[union-attr]
+
+    def loop_fits_model(self, loop: cst.CSTNode) -> bool:
+        """The loop trains a Keras model with ``fit`` / ``fit_generator`` / ``train_on_batch``."""
+        return self._loop_fact(loop, "fit", lambda call: isinstance(call.func, cst.Attribute)
+                               and call.func.attr.value in ("fit", "fit_generator", "train_on_batch"))
+
+    def consumed_by_tf(self, name: str) -> bool:
+        """The list ``name`` is handed whole to a TensorFlow/Keras call in the current scope
+        (``tf.concat(parts)``, ``tf.stack(parts)``): its elements are meant to be tensors."""
+        frame = self.function
+        for node in self.calls_in(frame.node if frame is not None else self.module):
+            called = self.call_name(node)
+            if called is not None and any(isinstance(a.value, cst.Name) and a.value.value == name
+                                          for a in node.args):
+                return True
+        return False
+
+    def is_kept(self, call: cst.Call, loop: cst.CSTNode) -> bool:
+        """The value of ``call`` is stored in a container that outlives the iteration:
+        ``models.append(build())``, or ``m = build()`` then ``models.append(m)`` / ``d[k] = m``."""
+        names: set[str] = set()
+        for node in self.walk(loop):
+            if isinstance(node, cst.Assign) and node.value is call:
+                names.update(n for t in node.targets for n in _target_names(t.target))
+
+        def stored(expr: cst.BaseExpression) -> bool:  # the value itself, or inside a literal
+            if expr is call or (isinstance(expr, cst.Name) and expr.value in names):
+                return True
+            if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+                return any(stored(e.value) for e in expr.elements)
+            if isinstance(expr, cst.Dict):
+                return any(isinstance(e, cst.DictElement) and stored(e.value) for e in expr.elements)
+            return False
+
+        for node in self.walk(loop):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in ("append", "insert", "extend", "add", "appendleft"):
+                if any(stored(arg.value) for arg in node.args):
+                    return True
+            if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets) \
+                    and stored(node.value):
+                return True
+        return False

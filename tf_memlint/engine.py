@@ -1,20 +1,37 @@
-"""Lint one source text: fast path, one LibCST parse, one traversal for every rule.
+"""Lint one source text: fast path, a cheap gate, one LibCST parse, one traversal for every rule.
 
 The flake8 plugin and the ``tf-memlint`` command both call ``lint_source``; they differ only in
 who honours ``# noqa`` (flake8 does it itself; the command calls ``noqa.filter``).
+
+The steps, cheapest first; each one ends the work for a file that cannot have findings:
+
+1. text: the file never names ``tensorflow``/``keras`` (microseconds);
+2. the gate (``could_fire``), on the stdlib ``ast`` tree (free under flake8, which hands it to
+   the plugin; ``ast.parse`` is C-fast for the command): the module must import a public
+   TensorFlow/Keras module, and must contain a *trigger* of at least one enabled rule
+   (``Rule.triggers``, else ``CATALOGUE_TRIGGERS``, else "always");
+3. LibCST parse, the ``TFContext`` pre-pass, one batched traversal, positions only if a rule fired.
 """
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import inspect
+import re
+import sys
+import threading
+import warnings
 from collections import defaultdict
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from tf_memlint import context as _context
 from tf_memlint.context import TFContext
-from tf_memlint.names import MENTIONS_TF
-from tf_memlint.rule import Diagnostic, Rule, all_rules
+from tf_memlint.names import MENTIONS_TF, canonical
+from tf_memlint.rule import TRACED_SCOPE, Diagnostic, Rule, all_rules
 
 
 class LintError(Exception):
@@ -73,18 +90,338 @@ class _BatchedWalk(cst.CSTVisitor):
         self.context.leave(original_node)
 
 
+# ---------------------------------------------------------------------------------------------
+# A read-only LibCST traversal. ``CSTNode.visit`` rebuilds every node it passes (it is written
+# for transformers), which made the rule traversal cost twice the parse. ``walk`` visits the same
+# nodes in the same order (tests/test_gate.py compares it with ``visit`` on real code), calling
+# ``on_visit``/``on_leave`` of a ``CSTVisitor``, without building anything; it is iterative, so
+# deep nesting cannot exhaust the recursion limit either.
+# ---------------------------------------------------------------------------------------------
+
+_VISIT_CALL = re.compile(r"""visit_\w+\(\s*self\s*,\s*["'](\w+)["']""")
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_IS_NODE: dict[type, bool] = {}
+
+
+def child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a LibCST node class in the order ``CSTNode.visit`` visits them, read from
+    its ``_visit_and_replace_children`` (the dataclass field order differs, e.g. ClassDef)."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        try:
+            source = inspect.getsource(cls._visit_and_replace_children)
+            fields = tuple(dict.fromkeys(_VISIT_CALL.findall(source)))
+        except (OSError, TypeError):
+            fields = ()
+        if not fields:  # no source (or a leaf): every dataclass field, in declaration order
+            fields = tuple(f.name for f in dataclasses.fields(cls))
+        _CHILD_FIELDS[cls] = fields
+    return fields
+
+
+def _is_node(value: object) -> bool:
+    kind = type(value)
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """``root.visit(visitor)`` for a read-only visitor, without rebuilding the tree."""
+    on_visit, on_leave = visitor.on_visit, visitor.on_leave
+    stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, leaving = pop()
+        if leaving:
+            on_leave(node)
+            continue
+        push((node, True))
+        if on_visit(node) is False:
+            continue
+        children: list[cst.CSTNode] = []
+        for name in _CHILD_FIELDS.get(type(node)) or child_fields(type(node)):
+            value = getattr(node, name)
+            if type(value) is tuple or type(value) is list:
+                children.extend(item for item in value if _is_node(item))
+            elif _is_node(value):
+                children.append(value)
+        for child in reversed(children):
+            push((child, False))
+
+
 def parse(source: bytes | str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        raise LintError(f"syntax error: {str(error).splitlines()[0]} (line {error.raw_line})") from None
+        raise LintError(f"syntax error: {_first_line(error)} (line {error.raw_line})") from None
     except (UnicodeDecodeError, LookupError) as error:
         raise LintError(f"cannot decode: {error}") from None
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as error:  # noqa: BLE001 - the native parser raises plain exceptions too
+        raise LintError(f"syntax error: {type(error).__name__}: {_first_line(error)}") from None
 
+
+def _first_line(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+# ---------------------------------------------------------------------------------------------
+# The gate: could any enabled rule fire in this module? Decided on the stdlib ast tree.
+# ---------------------------------------------------------------------------------------------
+
+# The ONE place where the engine knows what each catalogue rule matches on, for the rules whose
+# class does not declare ``triggers`` (a declaration on the class wins). Keep it conservative:
+# a trigger missing here silently loses findings; a superfluous one only costs a parse.
+# Syntax (see tf_memlint.rule): a canonical name matches every spelling of it and every name
+# under it; ".attr" matches that attribute on any receiver; "*" always. From DESIGN.md section 2.
+_TF1_GRAPH = frozenset({
+    "tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.Graph",
+    "tensorflow.get_default_graph", "tensorflow.placeholder", "tensorflow.disable_eager_execution",
+    "tensorflow.disable_v2_behavior", "tensorflow.train", ".as_default",
+}) | frozenset(getattr(_context, "TF1_GRAPH_CALLS", ()))
+_SESSION_RUNS = frozenset({".run", ".partial_run", ".eval"})
+_MODEL_BUILDS = frozenset(getattr(_context, "KERAS_MODEL_BUILDERS", {"keras"})) | {
+    "keras.applications", "keras.Model", "keras.Sequential", "tensorflow.saved_model"}
+CATALOGUE_TRIGGERS: dict[str, frozenset[str]] = {
+    # TFM1xx fire only inside traced code (TFM104: calls of a known tf.function; TFM105:
+    # tf.function in a loop; TFM106 also in TF1 graphs).
+    "TFM101": TRACED_SCOPE,
+    "TFM102": TRACED_SCOPE,
+    "TFM103": TRACED_SCOPE,
+    "TFM104": TRACED_SCOPE,
+    "TFM105": TRACED_SCOPE,
+    "TFM106": TRACED_SCOPE | _TF1_GRAPH | {"tensorflow.constant", "tensorflow.convert_to_tensor",
+                                           "tensorflow.Variable"},
+    # TFM2xx: TF1 sessions and graphs. A session may come in as a parameter: `sess.run` alone
+    # counts (context.is_session_run: run, partial_run, eval).
+    "TFM201": _TF1_GRAPH,
+    "TFM202": _TF1_GRAPH | _SESSION_RUNS,
+    # TFM3xx: mapped functions and input pipelines.
+    "TFM301": TRACED_SCOPE,
+    # TFM4xx: eager training loops and Keras.
+    "TFM401": frozenset({"tensorflow.GradientTape"}),
+    "TFM402": frozenset({".append"}),
+    "TFM403": _MODEL_BUILDS,
+    "TFM404": frozenset({".predict"}),
+}
+ALWAYS = "*"
+
+
+def rule_triggers(code: str, rule: type[Rule]) -> frozenset[str]:
+    """The triggers the gate uses for ``rule``: its own, else the catalogue's, else always."""
+    declared = getattr(rule, "triggers", None)
+    if declared is not None:
+        return frozenset(declared)
+    return CATALOGUE_TRIGGERS.get(code, frozenset({ALWAYS}))
+
+
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor,
+             ast.While, ast.With, ast.AsyncWith, ast.Try) + tuple(
+    getattr(ast, name) for name in ("TryStar", "Match") if hasattr(ast, name))
+
+
+class ModuleFacts:
+    """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names."""
+
+    __slots__ = ("aliases", "tree", "_attrs", "_attribute_nodes")
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.tree = tree
+        self.aliases: dict[str, str] = {}
+        self._attrs: set[str] | None = None
+        self._attribute_nodes: list[ast.Attribute] = []
+        self._collect_imports(getattr(tree, "body", ()))
+
+    def _collect_imports(self, body: list[ast.stmt]) -> None:
+        """Import statements at any depth, the same alias table ``context._FactCollector``
+        builds. Imports are statements, so only statement lists are walked (cheap)."""
+        aliases = self.aliases
+        stack = [body]
+        while stack:
+            for node in stack.pop():
+                kind = type(node)
+                if kind is ast.Import:
+                    for alias in node.names:
+                        if alias.asname:
+                            aliases[alias.asname] = alias.name
+                        else:
+                            top = alias.name.split(".")[0]
+                            aliases[top] = top
+                elif kind is ast.ImportFrom:
+                    if node.level or not node.module:
+                        continue
+                    for alias in node.names:
+                        if alias.name != "*":
+                            aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                elif isinstance(node, _COMPOUND):
+                    for block in (getattr(node, "body", None), getattr(node, "orelse", None),
+                                  getattr(node, "finalbody", None)):
+                        if block:
+                            stack.append(block)
+                    for sub in getattr(node, "handlers", None) or getattr(node, "cases", None) or ():
+                        stack.append(sub.body)
+
+    def imports_tf(self) -> bool:
+        """Whether a public TF/Keras module is imported (else TFContext resolves nothing)."""
+        return any(canonical(module) is not None for module in self.aliases.values())
+
+    def _walk(self) -> None:
+        attrs: set[str] = set()
+        nodes = self._attribute_nodes
+        attribute = ast.Attribute
+        for node in ast.walk(self.tree):
+            if type(node) is attribute:
+                attrs.add(node.attr)
+                nodes.append(node)
+        self._attrs = attrs
+
+    @property
+    def attributes(self) -> set[str]:
+        """Every attribute name used anywhere (``x.predict`` gives ``predict``)."""
+        if self._attrs is None:
+            self._walk()
+        return self._attrs  # type: ignore[return-value]
+
+    def names(self, lasts: set[str]) -> set[str]:
+        """Canonical TF/Keras names the module refers to: every import alias, and every
+        ``a.b.c`` chain ending in one of ``lasts``, resolved as ``TFContext.qualified_name``
+        resolves it (head through the import aliases, then ``names.canonical``)."""
+        found = {c for c in map(canonical, self.aliases.values()) if c is not None}
+        if self._attrs is None:
+            self._walk()
+        for node in self._attribute_nodes:
+            if node.attr not in lasts:
+                continue
+            parts = [node.attr]
+            expr = node.value
+            while type(expr) is ast.Attribute:
+                parts.append(expr.attr)
+                expr = expr.value
+            if type(expr) is not ast.Name:
+                continue
+            module = self.aliases.get(expr.id)
+            if module is None:
+                continue
+            parts.append(module)
+            name = canonical(".".join(reversed(parts)))
+            if name is not None:
+                found.add(name)
+        return found
+
+
+def gate_triggers(codes: Iterable[str] | None = None) -> frozenset[str]:
+    """The union of the triggers of ``codes`` (default: every rule)."""
+    registry = all_rules()
+    triggers: set[str] = set()
+    for code in (registry if codes is None else codes):
+        if code in registry:
+            triggers |= rule_triggers(code, registry[code])
+        elif code in CATALOGUE_TRIGGERS:  # a catalogue rule not written yet (tests ask)
+            triggers |= CATALOGUE_TRIGGERS[code]
+    return frozenset(triggers)
+
+
+_TRIGGER_CACHE: dict[tuple[str, ...], tuple[bool, frozenset[str], tuple[str, ...], frozenset[str]]] = {}
+
+
+def _split_triggers(codes: Iterable[str] | None):
+    key = tuple(codes) if codes is not None else ("<all>",)
+    cached = _TRIGGER_CACHE.get(key)
+    if cached is None:
+        triggers = gate_triggers(codes)
+        names = tuple(t for t in triggers if not t.startswith(".") and t != ALWAYS)
+        cached = (ALWAYS in triggers, frozenset(t[1:] for t in triggers if t.startswith(".")),
+                  names, frozenset(t.rsplit(".", 1)[-1] for t in names))
+        _TRIGGER_CACHE[key] = cached
+    return cached
+
+
+def could_fire(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) -> bool:
+    """False only when no enabled rule can fire in the module: a sound over-approximation.
+
+    That is when the module imports no public TensorFlow/Keras module (then ``TFContext``
+    resolves no name and no rule fires), or when it contains no trigger of any enabled rule.
+    """
+    return gate_reason(tree, codes) is not None
+
+
+def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) -> str | None:
+    """Why the gate lets the module through (the trigger found), or None when it stops it."""
+    facts = tree if isinstance(tree, ModuleFacts) else ModuleFacts(tree)
+    if not facts.imports_tf():
+        return None
+    always, attributes, names, lasts = _split_triggers(codes)
+    if always:
+        return ALWAYS
+    found = attributes & facts.attributes
+    if found:
+        return "." + min(found)
+    for name in sorted(facts.names(set(lasts))) if names else ():
+        for trigger in names:
+            if name == trigger or name.startswith(trigger + "."):
+                return name
+    return None
+
+
+_HEAD = re.compile(rb"(?<![\w.])(tensorflow_datasets|tensorflow|tf_keras|keras)(?!\w)")
+_PRIVATE_NEXT = {b"tensorflow": (b"python", b"core", b"lite"), b"keras": (b"src",)}
+_SPACE = b" \t\f\r\n\\"
+
+
+def may_import_tf(raw: bytes) -> bool:
+    """A text test, sound for ``ModuleFacts.imports_tf``: False only when no import statement can
+    bind a public TF/Keras module, so the command skips ``ast.parse`` for TensorFlow's own files.
+
+    A public alias needs a module-head word (tensorflow, keras, tf_keras, tensorflow_datasets)
+    not after a dot. The one kind of occurrence that cannot bind one is ``from <head>.<private>``
+    (``from tensorflow.python.x import y``: every name it binds is private), so that is the
+    only kind this skips; ``import tensorflow.python.x`` binds ``tensorflow`` and counts.
+    """
+    for match in _HEAD.finditer(raw):
+        start, end = match.span()
+        before = raw[max(0, start - 64):start].rstrip(_SPACE)  # bounded: never quadratic
+        if before.endswith(b"."):
+            continue  # `tensorflow . python` split by spaces: not a head
+        private = _PRIVATE_NEXT.get(match.group(1))
+        if private and before.endswith(b"from") and (len(before) == 4 or not _is_word(before[-5])):
+            rest = raw[end:end + 64].lstrip(_SPACE)
+            if rest.startswith(b".") and rest[1:].lstrip(_SPACE).startswith(private):
+                continue
+        return True
+    return False
+
+
+def _is_word(byte: int) -> bool:
+    return byte == 95 or 48 <= byte <= 57 or 65 <= byte <= 90 or 97 <= byte <= 122 or byte >= 128
+
+
+def parse_ast(source: bytes | str) -> ast.AST | None:
+    """The stdlib tree, or None when CPython cannot build it (then LibCST decides)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning for "\d" and friends: not ours
+            return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Linting
+# ---------------------------------------------------------------------------------------------
 
 def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
-                settings: dict[str, Any] | None = None) -> list[Diagnostic]:
-    """Findings for one module's source text, sorted by position. Raises LintError."""
+                settings: dict[str, Any] | None = None, *, tree: ast.AST | None = None,
+                gate: bool = True) -> list[Diagnostic]:
+    """Findings for one module's source text, sorted by position. Raises LintError.
+
+    ``tree``: the stdlib ast of ``source`` when the caller has it (flake8 hands one to its
+    plugins). ``gate=False`` skips the gate (the tests prove it changes no finding). Code nested
+    too deeply for the default recursion limit is analysed again on a thread with a big stack.
+    """
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
     if not MENTIONS_TF(raw):
         return []  # fast path: no TensorFlow or Keras module is named, nothing can fire
@@ -92,12 +429,28 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
     wanted = list(registry) if codes is None else [c for c in codes if c in registry]
     if not wanted:
         return []
+    if gate:
+        if not may_import_tf(raw):
+            return []  # no import statement can bind a public TF/Keras module
+        if tree is None:
+            tree = parse_ast(source)
+        if tree is not None and not could_fire(tree, wanted):
+            return []
+    settings = settings or {}
+    try:
+        return _lint_cst(source, registry, wanted, settings)
+    except RecursionError:
+        return _on_big_stack(lambda: _lint_cst(source, registry, wanted, settings))
+
+
+def _lint_cst(source: bytes | str, registry: dict[str, type[Rule]], wanted: list[str],
+              settings: dict[str, Any]) -> list[Diagnostic]:
     module = parse(source)
     context = TFContext(module)
     if not context.aliases or not any(_is_tf(m) for m in context.aliases.values()):
         return []  # "keras" only in a comment or string: no TF name to resolve
-    rules = [registry[code](context, settings or {}) for code in wanted]
-    module.visit(_BatchedWalk(context, rules))
+    rules = [registry[code](context, settings) for code in wanted]
+    walk(module, _BatchedWalk(context, rules))
     findings = [(rule.code, node, message) for rule in rules for node, message in rule.findings]
     if not findings:
         return []
@@ -108,6 +461,39 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
 
 
 def _is_tf(module: str) -> bool:
-    from tf_memlint.names import canonical
-
     return canonical(module) is not None
+
+
+_T = TypeVar("_T")
+_BIG_STACK = 512 * 1024 * 1024
+_BIG_RECURSION_LIMIT = 100_000
+_big_stack_lock = threading.Lock()
+
+
+def _on_big_stack(work: Callable[[], _T]) -> _T:
+    """Run ``work`` on a thread with a 512 MiB stack and a high recursion limit. LibCST visits
+    recursively, and generated code nests deep (a 2000-term ``a + b + ...`` is 2000 levels).
+    What still does not fit raises RecursionError to the caller."""
+    result: list[tuple[bool, Any]] = []
+
+    def target() -> None:
+        try:
+            result.append((True, work()))
+        except BaseException as error:  # noqa: BLE001 - handed back to the calling thread
+            result.append((False, error))
+
+    with _big_stack_lock:
+        old_limit, old_stack = sys.getrecursionlimit(), threading.stack_size()
+        try:
+            threading.stack_size(_BIG_STACK)
+            sys.setrecursionlimit(max(old_limit, _BIG_RECURSION_LIMIT))
+            thread = threading.Thread(target=target, name="tf-memlint-deep", daemon=True)
+            thread.start()
+            thread.join()
+        finally:
+            sys.setrecursionlimit(old_limit)
+            threading.stack_size(old_stack)
+    ok, value = result[0] if result else (False, RecursionError("analysis thread failed"))
+    if not ok:
+        raise value
+    return value

@@ -1,8 +1,11 @@
 """The flake8 entry point. flake8 itself applies --select/--ignore and # noqa to what we yield.
 
-It must never raise into flake8 (that would stop the user's whole run): a file LibCST cannot
-parse yields nothing (flake8 reports E999 for it), and any internal error becomes one TFM000
-finding that names it.
+flake8 hands the plugin the stdlib ast tree it has already built; the engine's gate reads it, so
+a module where no rule can fire costs a walk of that tree and no LibCST parse.
+
+``run`` never raises into flake8 (that would stop the user's whole run). A module that LibCST
+cannot analyse although CPython parsed it, and any internal error, become one TFM000 finding
+that says why: a finding is never lost silently.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class TFMemlintChecker:
     codes: ClassVar[list[str] | None] = None
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "") -> None:
+        self.tree = tree
         self.lines = lines
         self.filename = filename
 
@@ -53,11 +57,29 @@ class TFMemlintChecker:
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
-            findings = lint_source("".join(self.lines), self.codes, self.settings)
-        except LintError:
-            return  # flake8 reports the syntax error itself (E999)
-        except Exception as error:  # noqa: BLE001 - never take down the user's flake8 run
-            yield 1, 0, f"TFM000 tf-memlint internal error: {type(error).__name__}: {error}", type(self)
-            return
-        for finding in findings:
-            yield finding.line, finding.col, f"{finding.code} {finding.message}", type(self)
+            results = self._findings()
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # noqa: BLE001 - never take down the user's flake8 run
+            results = [(1, 0, f"TFM000 tf-memlint internal error: {_describe(error)}")]
+        for line, col, message in results:
+            yield line, col, message, type(self)
+
+    def _findings(self) -> list[tuple[int, int, str]]:
+        source = "".join(self.lines)
+        # flake8 only calls a tree plugin with a tree it built; an empty one (tests) is no tree.
+        tree = self.tree if isinstance(self.tree, ast.Module) and self.tree.body else None
+        try:
+            findings = lint_source(source, self.codes, self.settings, tree=tree)
+        except LintError as error:
+            if tree is None:
+                return []  # flake8 reports the syntax error itself (E999)
+            return [(1, 0, f"TFM000 tf-memlint could not analyse this file: {error}")]
+        except RecursionError:
+            return [(1, 0, "TFM000 tf-memlint could not analyse this file: nested too deeply")]
+        return [(f.line, f.col, f"{f.code} {f.message}") for f in findings]
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__

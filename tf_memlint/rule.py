@@ -12,7 +12,24 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from tf_memlint.context import TFContext
+from tf_memlint.context import (
+    DATASET_TRACING_METHODS,
+    KERAS_BASE_CLASSES,
+    TRACING_CALLS,
+    TFContext,
+)
+
+# Trigger sets for ``Rule.triggers`` (read by the engine's gate, engine.could_fire). A trigger is
+#   "tensorflow.function"  a canonical TF/Keras name (names.canonical): matches every spelling of
+#                          it and of any name under it (tf.compat.v1.Session, from tensorflow import)
+#   ".predict"             an attribute with that name on any receiver (model.predict, sess.run)
+#   "*"                    always: the rule can fire in any module that imports TensorFlow/Keras
+# TRACED_SCOPE is everything that can make a function traced (context.TRACING_CALLS, the Keras
+# Model/Layer bases, tf.data datasets): a rule that fires only inside traced code declares it.
+TRACED_SCOPE: frozenset[str] = frozenset(
+    TRACING_CALLS | KERAS_BASE_CLASSES | {"tensorflow.data", "tensorflow_datasets"}
+    | {"." + method for method in DATASET_TRACING_METHODS}
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -33,6 +50,12 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     # Options a user may set in [tool.tf-memlint] / flake8: name -> (default, help).
     options: ClassVar[dict[str, tuple[Any, str]]] = {}
+    # What a module must contain for this rule to be able to fire (syntax above TRACED_SCOPE).
+    # The engine builds a LibCST tree only for modules where some enabled rule's triggers occur,
+    # so this must over-approximate: list every name or attribute the rule's match depends on.
+    # None (not declared): engine.CATALOGUE_TRIGGERS[code] if the catalogue lists the code,
+    # else the rule runs on every module that imports TensorFlow (always safe, slower).
+    triggers: ClassVar["frozenset[str] | None"] = None
 
     def __init__(self, context: TFContext, settings: dict[str, Any]) -> None:
         self.context = context

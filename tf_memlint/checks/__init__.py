@@ -1,3 +1,6 @@
 """The rule catalogue. Importing this package registers every rule, one module per family."""
 
 from tf_memlint.checks import tracing  # noqa: F401  TFM1xx
+from tf_memlint.checks import sessions  # noqa: F401  TFM2xx
+from tf_memlint.checks import mapped  # noqa: F401  TFM3xx
+from tf_memlint.checks import training  # noqa: F401  TFM4xx

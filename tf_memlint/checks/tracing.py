@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import Kind, code_of
+from tf_memlint.context import Kind, _target_names, code_of
 from tf_memlint.rule import Rule, register
 
 # Below this many iterations an unrolled loop is a few hundred graph nodes: idiomatic, not a
@@ -190,3 +190,321 @@ class PythonStateInTracedFunction(Rule):
         where = "module-level" if found[0] is self.context.module_scope else "closure"
         self.report(node, f"{what} on the {where} container {name} in a traced function runs once per "
                           f"trace, not once per call; use a tf.Variable or return the value")
+
+
+# --- TFM104-TFM106 -------------------------------------------------------------------------------
+
+# Two values of a flag (True/False) mean two traces: by design, not a memory problem. Three or
+# more distinct Python numbers for one parameter is a family of traces that grows with the data.
+MIN_DISTINCT_VALUES = 3
+
+
+@register
+class RetraceOnPythonValue(Rule):
+    """A known tf.function called with a Python number that changes from call to call.
+
+    Bad::
+
+        @tf.function
+        def scaled(x, factor):
+            return x * factor
+
+        for step in range(1000):
+            scaled(x, step)          # one new trace (and concrete function) per value
+
+    Good::
+
+        for step in range(1000):
+            scaled(x, tf.constant(step, tf.float32))   # one trace for every call
+    """
+
+    code = "TFM104"
+    name = "retrace-on-python-value"
+    summary = "tf.function called with a Python number that changes per call retraces every time"
+    options = {
+        "min_distinct_values": (
+            MIN_DISTINCT_VALUES,
+            "fewest distinct Python values (loop trip count, or distinct literals across calls) "
+            "that count as retracing",
+        ),
+    }
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        # (function scope, name) -> argument slot -> [(value, call)] for literal arguments.
+        self._literals: dict[tuple, dict[object, list[tuple[str, cst.Call]]]] = {}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        target = self.context.tf_function_target(node.func)
+        if target is None:
+            return
+        threshold = self.settings["min_distinct_values"]
+        position = 0
+        for arg in node.args:
+            if arg.star:
+                return
+            slot = arg.keyword.value if arg.keyword is not None else position
+            if arg.keyword is None:
+                position += 1
+            loop = self.context.varying_python_number(arg.value)
+            if loop is not None:
+                count = self.context.trip_count(loop.iter) if isinstance(loop, cst.For) else None
+                if count is None or count >= threshold:
+                    self.report(node, f"{code_of(node.func)}() is a tf.function called with the Python "
+                                      f"number {code_of(arg.value)}, which changes every iteration: one "
+                                      f"trace per value; pass tf.constant({code_of(arg.value)}) instead")
+                    return
+            elif _literal_number(arg.value) is not None:
+                calls = self._literals.setdefault(target, {}).setdefault(slot, [])
+                calls.append((_literal_number(arg.value), node))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        threshold = self.settings["min_distinct_values"]
+        reported: set[int] = set()
+        for (_, name), slots in self._literals.items():
+            for calls in slots.values():
+                values = {value for value, _ in calls}
+                if len(values) < threshold:
+                    continue
+                seen: set[str] = set()
+                for value, call in calls:
+                    if value in seen:
+                        continue
+                    if seen and id(call) not in reported:
+                        reported.add(id(call))
+                        self.report(call, f"{name}() is a tf.function called with {len(values)} different "
+                                          f"Python numbers ({value} here): one trace per value; pass "
+                                          f"them as tensors (tf.constant) instead")
+                    seen.add(value)
+
+
+def _literal_number(expr: cst.BaseExpression) -> str | None:
+    """The text of a number or bool literal argument (``-1``, ``0.5``, ``True``), else None."""
+    inner = expr.expression if isinstance(expr, cst.UnaryOperation) else expr
+    if isinstance(inner, (cst.Integer, cst.Float)) or (
+            isinstance(inner, cst.Name) and inner.value in ("True", "False")):
+        return code_of(expr).replace(" ", "")
+    return None
+
+
+@register
+class TfFunctionCreatedInLoop(Rule):
+    """``tf.function(...)`` or a ``@tf.function`` def inside a loop body.
+
+    Bad::
+
+        for batch in batches:
+            step = tf.function(normalise)    # a new function, traced again, every iteration
+            out = step(batch)
+
+    Good::
+
+        step = tf.function(normalise)        # created (and traced) once
+        for batch in batches:
+            out = step(batch)
+    """
+
+    code = "TFM105"
+    name = "tf-function-created-in-loop"
+    summary = "tf.function created inside a loop is traced again on every iteration"
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        self._decorators: set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorator = self.context.tf_function_decorator(node)
+        if decorator is None:
+            return
+        self._decorators.add(id(decorator))
+        frames = self.context.frames  # the def's own frame is already pushed
+        loops = frames[-2].loops if len(frames) > 1 else self.context.module_loops
+        if loops:
+            self.report(node.name, f"@tf.function def {node.name.value} inside a loop creates a new "
+                                   f"function that is traced again on every iteration; define it once "
+                                   f"before the loop and pass what changes as tensor arguments")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self._decorators or not self.context.is_tf_function_call(node):
+            return
+        loops = self.context.open_loops
+        if not loops:
+            return
+        wrapped = node.args[0].value if node.args else None
+        if wrapped is not None and _mentions(wrapped, _names_bound_in(loops)):
+            return  # a different function every iteration (tf.function(model.call) for each model)
+        self.report(node, "tf.function(...) inside a loop creates a new function that is traced again "
+                          "on every iteration; create it once before the loop")
+
+
+def _names_bound_in(loops: list[cst.For | cst.While]) -> set[str]:
+    names: set[str] = set()
+
+    class Binder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                names.update(_target_names(target.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            names.update(_target_names(node.target))
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                names.update(_target_names(node.asname.name))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            names.add(node.name.value)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    for loop in loops:
+        loop.visit(Binder())
+    return names
+
+
+def _mentions(expr: cst.BaseExpression, names: set[str]) -> bool:
+    found = False
+
+    class Finder(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            nonlocal found
+            found = found or node.value in names
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            node.value.visit(self)  # the attribute name itself is not a variable
+            return False
+
+    expr.visit(Finder())
+    return found
+
+
+# A 40 MB array gave a 40-80 MB GraphDef (measured); 1 MB is where an embedded copy starts to be
+# a noticeable share of a graph. Arrays of known smaller size (np.array([1, 2, 3])) are harmless.
+MIN_ARRAY_BYTES = 1_000_000
+_METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "ndim", "size", "nbytes", "itemsize"})
+_EMBEDDING_CALLS = frozenset({"tensorflow.constant", "tensorflow.data.Dataset.from_tensor_slices"})
+
+
+@register
+class LargeConstantInGraph(Rule):
+    """A NumPy array embedded in a graph as a constant.
+
+    Bad::
+
+        table = np.load("table.npy")
+
+        @tf.function
+        def lookup(idx):
+            return tf.gather(table, idx)   # the whole array is copied into the GraphDef
+
+    Good::
+
+        table = tf.Variable(np.load("table.npy"), trainable=False)   # or pass it as an argument
+
+        @tf.function
+        def lookup(idx):
+            return tf.gather(table, idx)
+    """
+
+    code = "TFM106"
+    name = "large-constant-in-graph"
+    summary = "NumPy array captured by or converted inside a traced function is embedded in the graph"
+    options = {
+        "min_array_bytes": (
+            MIN_ARRAY_BYTES,
+            "smallest statically known NumPy array size (bytes) worth reporting; arrays whose size "
+            "cannot be known are reported when report_unknown_size is true",
+        ),
+        "report_unknown_size": (True, "also report arrays whose size cannot be known statically"),
+    }
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        self._skip: set[int] = set()
+        self._reported: set[tuple[int, str]] = set()
+
+    def _large(self, expr: cst.BaseExpression, captured: bool) -> bool:
+        """Known size: at least min_array_bytes. Unknown size, when report_unknown_size: an array
+        read from a file, or any array a traced function captures (a lookup table built from a
+        parameter); not ``np.array(<a list built at run time>)``, usually labels or indices, and
+        not ``tf.constant(np.random.rand(n))``, in real code mostly small test data."""
+        nbytes = self.context.ndarray_nbytes(expr)
+        if nbytes is not None:
+            return nbytes >= self.settings["min_array_bytes"]
+        if not self.settings["report_unknown_size"] or self.context.ndarray_is_conversion(expr):
+            return False
+        return captured or self.context.ndarray_from_file(expr)
+
+    def _size_text(self, expr: cst.BaseExpression) -> str:
+        nbytes = self.context.ndarray_nbytes(expr)
+        return f" ({nbytes / 1e6:.1f} MB)" if nbytes is not None else ""
+
+    # Names that are not uses of a captured array's values.
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(id(node.attr))
+        if node.attr.value in _METADATA_ATTRIBUTES:
+            self._skip.add(id(node.value))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._skip.add(id(node.value))  # an element or slice, usually small
+
+    def visit_Call(self, node: cst.Call) -> None:
+        context = self.context
+        if isinstance(node.func, cst.Name) and node.func.value in ("len", "isinstance", "type") and node.args:
+            self._skip.add(id(node.args[0].value))
+            return
+        name = context.call_name(node)
+        if name not in _EMBEDDING_CALLS or not node.args:
+            return
+        if not (context.in_traced_function or context.builds_tf1_graph):
+            return
+        value = node.args[0].value
+        arrays = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) \
+            and name.endswith("from_tensor_slices") else [value]
+        if isinstance(value, cst.Dict) and name.endswith("from_tensor_slices"):
+            arrays = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+        for array in arrays:
+            if context.is_ndarray(array) and self._large(array, captured=False):
+                where = "a traced function" if context.in_traced_function else "a TF1 graph"
+                short = name.rsplit(".", 1)[-1]
+                self.report(node, f"{short}() of the NumPy array {code_of(array)}{self._size_text(array)} "
+                                  f"in {where} embeds the array in the GraphDef; feed it as an argument, "
+                                  f"a tf.Variable or a placeholder instead")
+                for element in arrays:
+                    self._skip.add(id(element))
+                    if isinstance(element, cst.Name) and context.function is not None:
+                        self._reported.add((id(context.function.node), element.value))
+                return
+
+    def visit_Name(self, node: cst.Name) -> None:
+        context = self.context
+        if id(node) in self._skip or not context.in_traced_function:
+            return
+        frame = context.function
+        key = (id(frame.node), node.value)
+        if key in self._reported:
+            return
+        found = context.lookup(node.value)
+        if found is None or found[1] is None:
+            return
+        scope = found[0]
+        owner = next((f for f in context.frames if f.scope is scope), None)
+        if scope is frame.scope or (owner is not None and owner.traced):
+            return  # bound inside the graph being traced: not a capture from Python
+        if scope is not context.module_scope and owner is None:
+            return  # a class body
+        if not context.is_ndarray(found[1]) or not self._large(found[1], captured=True):
+            return
+        self._reported.add(key)
+        self.report(node, f"the NumPy array {node.value}{self._size_text(found[1])} captured by a traced "
+                          f"function is embedded in its GraphDef as a constant; pass it as an argument "
+                          f"or keep it in a tf.Variable")

@@ -92,9 +92,8 @@ class _TraceCounter:
         tc._create_concrete_function = counting  # pylint: disable=protected-access
 
 
-def main() -> int:
-    spec = json.loads(sys.argv[1])
-    out = sys.argv[2]
+def measure(spec: dict, out: str) -> int:
+    """Measure one (claim, variant, size): write the result (or the error) to ``out``."""
     limit = int(spec.get("memory_limit_bytes") or 0)
     if limit > 0:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -205,6 +204,8 @@ def main() -> int:
                 value = "none"
             except MemoryError:
                 raise
+            except tf.errors.ResourceExhaustedError:
+                raise MemoryError from None
             except Exception as exc:  # noqa: BLE001 - the exception is the measurement
                 value = type(exc).__name__
                 extra = {"message": str(exc)[:300]}
@@ -220,8 +221,73 @@ def main() -> int:
         _write(out, {"error": f"workload({n}) raised {type(exc).__name__}: {exc}"[:500],
                      "kind": "raised", "traceback": traceback.format_exc(limit=6)})
         return 3
-    _write(out, {"value": value, "seconds": seconds, "extra": extra})
+    _write(out, {"value": value, "seconds": seconds, "extra": extra, "tf_version": tf.__version__})
     return 0
+
+
+def zygote() -> int:
+    """Import TensorFlow once, then fork one fresh child per request read from stdin.
+
+    Requests and replies are JSON lines. Request: {"id", "spec", "out", "log", "cwd"}.
+    Replies: {"id", "pid"} once the child runs (it leads its own session: kill it with killpg),
+    then {"id", "rc"} when it has exited (rc < 0: killed by that signal). The children never
+    share state: each starts from this process as it was right after ``import tensorflow``,
+    before TensorFlow's runtime (threads, allocators, eager context) was initialised."""
+    import threading
+
+    import tensorflow  # noqa: F401,PLC0415 - the whole point: pay for it once
+
+    lock = threading.Lock()
+
+    def reply(obj):
+        with lock:
+            sys.stdout.write(json.dumps(obj) + "\n")
+            sys.stdout.flush()
+
+    def reap(rid, pid):
+        _, status = os.waitpid(pid, 0)
+        rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        reply({"id": rid, "rc": rc})
+
+    reply({"ready": True})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        with lock:  # no reply is half-written while we fork
+            pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                os.setsid()
+                fd = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                os.dup2(fd, 1)
+                os.dup2(fd, 2)
+                os.close(fd)
+                devnull = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(devnull, 0)
+                sys.stdout = open(1, "w", buffering=1, closefd=False)  # fresh locks
+                sys.stderr = open(2, "w", buffering=1, closefd=False)
+                sys.stdin = open(0, "r", closefd=False)
+                os.chdir(req["cwd"])
+                code = measure(req["spec"], req["out"])
+            except BaseException:  # noqa: BLE001
+                traceback.print_exc()
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
+        reply({"id": req["id"], "pid": pid})
+        threading.Thread(target=reap, args=(req["id"], pid), daemon=True).start()
+    return 0
+
+
+def main() -> int:
+    if sys.argv[1:] == ["--zygote"]:
+        return zygote()
+    return measure(json.loads(sys.argv[1]), sys.argv[2])
 
 
 if __name__ == "__main__":

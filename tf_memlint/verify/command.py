@@ -1,0 +1,130 @@
+"""`tf-memlint verify`: measure every claim under real TensorFlow and report the verdicts."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+INSTALL_HINT = (
+    "tf-memlint verify runs the claims under real TensorFlow, which is not installed here.\n"
+    "Install it with:  pip install 'tf-memlint[verify]'   (tensorflow-cpu and matplotlib)\n"
+)
+
+
+def shipped_dirs() -> tuple[list[Path], list[Path]]:
+    """The shipped claim directories and the roots fixture paths are resolved against."""
+    pkg = Path(__file__).resolve().parent.parent  # the tf_memlint package directory
+    candidates = [pkg.parent, pkg / "_data"]  # the source tree first, then packaged data
+    for root in candidates:
+        if (root / "rules").is_dir() and (root / "fixtures").is_dir():
+            return [root / "rules"], [root]
+    return [], []
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tf-memlint verify",
+        description="Run every rule's claim (and every refuted myth) under real TensorFlow and "
+                    "say CONFIRMED, REFUTED, INCONCLUSIVE or ERROR, with the numbers.",
+    )
+    p.add_argument("codes", nargs="*", metavar="CODE",
+                   help="claims to run: a rule code (TFM101), a claim id, 'rules' or 'myths' (default: all)")
+    p.add_argument("--claims", action="append", type=Path, metavar="DIR", default=[],
+                   help="read claims from DIR instead of the shipped ones (repeatable)")
+    p.add_argument("--with-shipped", action="store_true",
+                   help="with --claims, run the shipped claims too")
+    p.add_argument("--jobs", "-j", type=int, default=2, help="subprocesses at once (default 2)")
+    p.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--output", "-o", type=Path, help="write the report to this file instead of stdout")
+    p.add_argument("--plots", type=Path, metavar="DIR", help="write one PNG per claim into DIR")
+    p.add_argument("--plot", action="append", default=[], metavar="CODE",
+                   help="with --plots, plot only these claims (repeatable; default: all)")
+    p.add_argument("--no-fork", action="store_true",
+                   help="start a new Python interpreter for every measurement (slower: each one "
+                        "imports TensorFlow) instead of forking it from one that already did")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--list", action="store_true", help="list the claims and exit, running nothing")
+    return p
+
+
+def run(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from .claims import ClaimError, discover, select
+
+    dirs, roots = [], []
+    if args.claims:
+        for d in args.claims:
+            if not d.is_dir():
+                print(f"tf-memlint verify: no such claim directory: {d}", file=sys.stderr)
+                return 2
+        dirs += [d.resolve() for d in args.claims]
+        roots += [Path.cwd()]
+    if not args.claims or args.with_shipped:
+        sdirs, sroots = shipped_dirs()
+        if not sdirs and not args.claims:
+            print("tf-memlint verify: cannot find the shipped rules/ and fixtures/ "
+                  "(broken install?)", file=sys.stderr)
+            return 2
+        dirs += sdirs
+        roots += sroots
+    try:
+        claims = select(discover(dirs, roots), args.codes)
+    except ClaimError as exc:
+        print(f"tf-memlint verify: {exc}", file=sys.stderr)
+        return 2
+    if not claims:
+        print("tf-memlint verify: no claim matches " + (" ".join(args.codes) or "(none found)"),
+              file=sys.stderr)
+        return 2
+    if args.list:
+        for c in claims:
+            print(f"{c.id:40} {c.kind:5} expect {c.expect:9} {c.signal:14} {c.statement}")
+        return 0
+    if importlib.util.find_spec("tensorflow") is None:
+        sys.stderr.write(INSTALL_HINT)
+        return 2
+    if args.plots is not None and importlib.util.find_spec("matplotlib") is None:
+        sys.stderr.write("tf-memlint verify --plots needs matplotlib: "
+                         "pip install 'tf-memlint[verify]'\n")
+        return 2
+
+    from .report import render_json, render_markdown, render_text
+    from .runner import run_all
+    from .verdict import evaluate
+
+    t0 = time.monotonic()
+    runs = run_all(claims, jobs=args.jobs, progress=not args.no_progress, fork=not args.no_fork)
+    results = [evaluate(c, runs) for c in claims]
+    elapsed = time.monotonic() - t0
+
+    plots = {}
+    if args.plots is not None:
+        from .plots import write_plots
+
+        chosen = select([r.claim for r in results], args.plot) if args.plot else None
+        plots = write_plots([r for r in results if chosen is None or r.claim in chosen], args.plots)
+    if args.format == "json":
+        text = render_json(results, elapsed, args.jobs)
+    elif args.format == "markdown":
+        base = args.output.resolve().parent if args.output else Path.cwd()
+        text = render_markdown(results, elapsed, args.jobs,
+                               {k: v.resolve() for k, v in plots.items()}, base)
+    else:
+        text = render_text(results, elapsed, args.jobs)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"tf-memlint verify: report written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0 if all(r.as_expected for r in results) else 1
+
+
+def main() -> int:  # python -m tf_memlint.verify.command
+    return run(sys.argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

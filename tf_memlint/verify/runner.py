@@ -1,0 +1,356 @@
+"""Run one (claim, variant, size, repeat) in a fresh, limited subprocess; never import TensorFlow here."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal as _signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .claims import Claim
+
+CHILD = Path(__file__).with_name("_child.py")
+
+
+@dataclass
+class Task:
+    claim: Claim
+    variant: str  # "bad" or "good"
+    size: float
+    repeat: int
+
+    @property
+    def fixture(self) -> Path:
+        return self.claim.bad if self.variant == "bad" else self.claim.good
+
+    def label(self) -> str:
+        return f"{self.claim.id} {self.variant} {self.claim.size_name}={self.size:g}"
+
+
+@dataclass
+class Run:
+    task: Task
+    value: object = None
+    error: str | None = None
+    output: str = ""
+    wall_s: float = 0.0
+    workload_s: float | None = None
+    extra: dict = field(default_factory=dict)
+    tf_version: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _tail(path: Path, limit: int = 1500) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    text = data[-limit:].decode("utf-8", "replace")
+    return text if len(data) <= limit else "..." + text
+
+
+def child_env() -> dict:
+    env = dict(os.environ)
+    env.update({
+        "TF_CPP_MIN_LOG_LEVEL": "2",
+        "TF_CPU_ALLOCATOR_USE_BFC": "true",
+        "CUDA_VISIBLE_DEVICES": "",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "TF_ENABLE_ONEDNN_OPTS": env.get("TF_ENABLE_ONEDNN_OPTS", "0"),
+        "KERAS_BACKEND": "tensorflow",
+    })
+    return env
+
+
+class Zygote:
+    """A subprocess that imports TensorFlow once and forks a fresh child per task (see _child.py).
+
+    Each child is a new process (own pid, own session, own address-space limit and time limit)
+    started from the state right after ``import tensorflow``: it saves the ~2-9 s import per task."""
+
+    def __init__(self, python: str = sys.executable, start_timeout: float = 180.0):
+        self.proc = subprocess.Popen(
+            [python, str(CHILD), "--zygote"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=child_env(), text=True, bufsize=1, start_new_session=True,
+        )
+        self.lock = threading.Lock()
+        self.pending: dict[int, dict] = {}
+        self.next_id = 0
+        self.ready = threading.Event()
+        self.dead = False
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        if not self.ready.wait(start_timeout) or self.dead:
+            self.close()
+            raise RuntimeError("the TensorFlow zygote did not start")
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                continue
+            if msg.get("ready"):
+                self.ready.set()
+                continue
+            with self.lock:
+                slot = self.pending.get(msg.get("id"))
+            if slot is None:
+                continue
+            if "pid" in msg:
+                slot["pid"] = msg["pid"]
+                slot["started"].set()
+            if "rc" in msg:
+                slot["rc"] = msg["rc"]
+                slot["done"].set()
+        self.dead = True
+        self.ready.set()
+        with self.lock:
+            for slot in self.pending.values():
+                slot["started"].set()
+                slot["done"].set()
+
+    def start(self, spec: dict, out: Path, log: Path, cwd: Path) -> dict:
+        with self.lock:
+            rid = self.next_id
+            self.next_id += 1
+            slot = {"id": rid, "pid": None, "rc": None,
+                    "started": threading.Event(), "done": threading.Event()}
+            self.pending[rid] = slot
+            if self.dead:
+                raise RuntimeError("the TensorFlow zygote has exited")
+            self.proc.stdin.write(json.dumps({"id": rid, "spec": spec, "out": str(out),
+                                              "log": str(log), "cwd": str(cwd)}) + "\n")
+            self.proc.stdin.flush()
+        slot["started"].wait(60)
+        if slot["pid"] is None:
+            raise RuntimeError("the TensorFlow zygote did not fork")
+        return slot
+
+    def close(self) -> None:
+        with self.lock:
+            pids = [s["pid"] for s in self.pending.values() if s["pid"] and not s["done"].is_set()]
+        for pid in pids:
+            try:
+                os.killpg(pid, _signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, _signal.SIGKILL)
+            self.proc.wait()
+
+
+def _spec(task: Task) -> dict:
+    claim = task.claim
+    size = int(task.size) if float(task.size).is_integer() else task.size
+    return {
+        "fixture": str(task.fixture), "signal": claim.signal, "size": size, "warmup": claim.warmup,
+        "memory_limit_bytes": claim.memory_limit_mib * 2**20,
+        "inter_op_threads": claim.inter_op_threads, "intra_op_threads": claim.intra_op_threads,
+    }
+
+
+def run_task_forked(task: Task, zygote: Zygote) -> Run:
+    """Like run_task, in a child forked from the zygote."""
+    run = Run(task)
+    if not task.fixture.is_file():
+        run.error = f"fixture not found: {task.fixture}"
+        return run
+    claim = task.claim
+    with tempfile.TemporaryDirectory(prefix="tfm-verify-") as tmp:
+        tmpdir = Path(tmp)
+        result_path, log_path = tmpdir / "result.json", tmpdir / "output.log"
+        t0 = time.monotonic()
+        try:
+            slot = zygote.start(_spec(task), result_path, log_path, tmpdir)
+        except RuntimeError as exc:
+            run.error = f"could not start the measurement: {exc}"
+            return run
+        if not slot["done"].wait(claim.timeout_s):
+            try:
+                os.killpg(slot["pid"], _signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            slot["done"].wait(10)
+            run.wall_s = time.monotonic() - t0
+            run.error = (f"timed out after {claim.timeout_s:g} s (time limit); "
+                         "the process group was killed")
+            run.output = _tail(log_path)
+            return run
+        try:  # grandchildren the fixture may have left behind
+            os.killpg(slot["pid"], _signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        run.wall_s = time.monotonic() - t0
+        return _finish(run, slot["rc"], result_path, log_path)
+
+
+def _finish(run: Run, rc, result_path: Path, log_path: Path) -> Run:
+    claim = run.task.claim
+    run.output = _tail(log_path)
+    result = None
+    if result_path.exists():
+        try:
+            result = json.loads(result_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            result = None
+    if result is not None and "error" in result:
+        run.error = result["error"]
+        if result.get("traceback"):
+            run.output = (result["traceback"] + "\n" + run.output).strip()
+        return run
+    if result is None or rc != 0:
+        run.error = _describe_exit(rc, run.output, claim.memory_limit_mib)
+        return run
+    run.value = result["value"]
+    run.workload_s = result.get("seconds")
+    run.extra = result.get("extra", {})
+    run.tf_version = result.get("tf_version")
+    return run
+
+
+def run_task(task: Task, python: str = sys.executable) -> Run:
+    claim = task.claim
+    spec = _spec(task)
+    run = Run(task)
+    if not task.fixture.is_file():
+        run.error = f"fixture not found: {task.fixture}"
+        return run
+    with tempfile.TemporaryDirectory(prefix="tfm-verify-") as tmp:
+        tmpdir = Path(tmp)
+        result_path, log_path = tmpdir / "result.json", tmpdir / "output.log"
+        t0 = time.monotonic()
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                [python, str(CHILD), json.dumps(spec), str(result_path)],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=tmpdir,
+                env=child_env(), start_new_session=True,
+            )
+            try:
+                rc = proc.wait(timeout=claim.timeout_s)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc)
+                run.wall_s = time.monotonic() - t0
+                run.error = (f"timed out after {claim.timeout_s:g} s (time limit); "
+                             "the process group was killed")
+                run.output = _tail(log_path)
+                return run
+            finally:
+                if proc.poll() is None:  # interrupted (KeyboardInterrupt...): never leave it running
+                    _kill_group(proc)
+            _kill_group(proc)  # grandchildren the fixture may have left behind
+        run.wall_s = time.monotonic() - t0
+        return _finish(run, rc, result_path, log_path)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, _signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _describe_exit(rc: int | None, output: str, limit_mib: int) -> str:
+    oomish = any(s in output for s in ("MemoryError", "bad_alloc", "Cannot allocate memory",
+                                        "OOM", "ResourceExhausted", "out of memory"))
+    if rc is not None and rc < 0:
+        name = _signal.Signals(-rc).name if -rc in _signal.Signals._value2member_map_ else str(-rc)
+        reason = f"crashed: killed by signal {name}"
+    else:
+        reason = f"crashed: exited with status {rc} and no result"
+    if oomish or (rc is not None and -rc in (_signal.SIGKILL, _signal.SIGABRT, _signal.SIGSEGV)):
+        if oomish:
+            reason += f" (out of memory: address-space limit {limit_mib} MiB)"
+    return reason
+
+
+class Progress:
+    """A plain-text progress bar on stderr (redrawn in place on a terminal, a line per 10% otherwise)."""
+
+    def __init__(self, total: int, stream=None, enabled: bool = True):
+        self.total, self.done, self.stream = total, 0, stream or sys.stderr
+        self.enabled = enabled and total > 0
+        self.t0 = time.monotonic()
+        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.last_decile = -1
+        self.lock = threading.Lock()
+
+    def step(self, label: str, failed: bool = False) -> None:
+        with self.lock:
+            self.done += 1
+            if not self.enabled:
+                return
+            width = 30
+            filled = int(width * self.done / self.total)
+            elapsed = time.monotonic() - self.t0
+            line = (f"verify [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} "
+                    f"{elapsed:5.0f}s  {label}{'  ERROR' if failed else ''}")
+            if self.tty:
+                self.stream.write("\r\x1b[K" + line[:150])
+                if self.done == self.total:
+                    self.stream.write("\n")
+            else:
+                decile = (10 * self.done) // self.total
+                if decile != self.last_decile or failed:
+                    self.last_decile = decile
+                    self.stream.write(line + "\n")
+            self.stream.flush()
+
+
+def plan(claims: list[Claim]) -> list[Task]:
+    tasks = [Task(c, v, s, r) for c in claims for s in c.sizes for v in ("bad", "good")
+             for r in range(c.repeats)]
+    # longest first keeps both workers busy until the end; estimate by size rank and repeats
+    return tasks
+
+
+def run_all(claims: list[Claim], jobs: int = 2, progress: bool = True,
+            python: str = sys.executable, fork: bool = True) -> list[Run]:
+    """Run every task, ``jobs`` at a time. With ``fork`` (the default) each task is a child forked
+    from a zygote that imported TensorFlow once; without it, each task is a new interpreter."""
+    tasks = plan(claims)
+    bar = Progress(len(tasks), enabled=progress)
+    runs: list[Run] = []
+    zygote = None
+    if fork and hasattr(os, "fork"):
+        try:
+            zygote = Zygote(python)
+        except (RuntimeError, OSError):
+            zygote = None  # fall back to one interpreter per task
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            if zygote is not None:
+                futures = {pool.submit(run_task_forked, t, zygote): t for t in tasks}
+            else:
+                futures = {pool.submit(run_task, t, python): t for t in tasks}
+            for fut in as_completed(futures):
+                run = fut.result()
+                runs.append(run)
+                bar.step(run.task.label(), failed=not run.ok)
+    finally:
+        if zygote is not None:
+            zygote.close()
+    order = {id(t): i for i, t in enumerate(tasks)}
+    runs.sort(key=lambda r: order[id(r.task)])
+    return runs
