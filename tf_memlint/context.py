@@ -72,6 +72,13 @@ TF1_GRAPH_CALLS = frozenset({
     "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior",
     "tensorflow.train.MonitoredTrainingSession",
 })
+# NumPy functions whose result size is set by their shape/size arguments (a parameter `n` makes
+# it data-sized), and those that read an array from a file.
+NUMPY_SHAPED_FACTORIES = frozenset({
+    "zeros", "ones", "empty", "full", "rand", "randn", "random", "random_sample", "standard_normal",
+    "normal", "uniform", "randint", "arange", "linspace", "eye", "identity",
+})
+NUMPY_FILE_READERS = frozenset({"load", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "memmap"})
 # ndarray methods that return an array of the same number of elements.
 NDARRAY_SAME_SIZE_METHODS = frozenset({
     "astype", "copy", "flatten", "ravel", "squeeze", "transpose", "reshape", "view",
@@ -864,7 +871,9 @@ class TFContext:
             return False
         if self.call_name(node) == "tensorflow.function":
             return _argument(node, 0, "func") is not None
-        return isinstance(node.func, cst.Call) and self.call_name(node.func) == "tensorflow.function"
+        # tf.function(jit_compile=True)(f) creates; tf.function(f)(x) creates and then calls.
+        return (isinstance(node.func, cst.Call) and self.call_name(node.func) == "tensorflow.function"
+                and _argument(node.func, 0, "func") is None)
 
     def _find_tf_function_bindings(self) -> dict[cst.CSTNode, set[str]]:
         """{scope node: names every binding of which is a tf.function without input_signature}.
@@ -1031,25 +1040,6 @@ class TFContext:
             return int(value) if value.is_integer() else None
         return self.int_value(expr)
 
-    def ndarray_is_conversion(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
-        """True when the array is ``np.array(x)``/``np.asarray(x)`` of a runtime Python value (a
-        list built at run time, ``s.split()``): its size is unknown but usually small."""
-        if _depth > 8:
-            return False
-        if isinstance(expr, cst.Name):
-            found = self.lookup(expr.value)
-            return found is not None and found[1] is not None and self.ndarray_is_conversion(found[1], _depth + 1)
-        if not isinstance(expr, cst.Call):
-            return False
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS \
-                and not self.is_numpy_call(expr):
-            return self.ndarray_is_conversion(expr.func.value, _depth + 1)
-        kind = (self.numpy_name(expr.func) or "").rsplit(".", 1)[-1]
-        if kind not in ("array", "asarray") or not expr.args:
-            return False
-        value = expr.args[0].value
-        return not isinstance(value, (cst.List, cst.Tuple)) and not self.is_ndarray(value)
-
     def _ndarray_elements(self, expr: cst.BaseExpression, depth: int) -> int | None:
         if depth > 8:
             return None
@@ -1117,26 +1107,35 @@ class TFContext:
                     return None
                 total += size
             return total
-        if _number_literal(expr) or isinstance(expr, (cst.SimpleString, cst.Attribute)):
-            return 1
-        if isinstance(expr, (cst.Name, cst.Call)):  # a scalar per leaf, unless it is an array
-            return self._ndarray_elements(expr, depth + 1) if self.is_ndarray(expr) else 1
-        return None
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp)):
+            return None
+        # Any other leaf is one scalar (a number, `sigma ** 2`, `vocab.index(w)`), unless it is
+        # itself a NumPy array.
+        return self._ndarray_elements(expr, depth + 1) if self.is_ndarray(expr) else 1
 
-    def ndarray_from_file(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
-        """True when the array is read from a file (``np.load``, ``np.loadtxt``, ...): data-sized."""
+    def ndarray_origin(self, expr: cst.BaseExpression, _depth: int = 0) -> str | None:
+        """The NumPy function an array expression comes from (``linspace`` for
+        ``np.linspace(0, 1, n).astype(np.float32) * 2``), following names, same-size methods and
+        arithmetic; None when it is not known to be a NumPy array."""
         if _depth > 8:
-            return False
+            return None
         if isinstance(expr, cst.Name):
             found = self.lookup(expr.value)
-            return found is not None and found[1] is not None and self.ndarray_from_file(found[1], _depth + 1)
+            return None if found is None or found[1] is None else self.ndarray_origin(found[1], _depth + 1)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "T":
+            return self.ndarray_origin(expr.value, _depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            for side in (expr.left, expr.right):
+                if self.is_ndarray(side):
+                    return self.ndarray_origin(side, _depth + 1)
+            return None
         if not isinstance(expr, cst.Call):
-            return False
-        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS \
-                and not self.is_numpy_call(expr):
-            return self.ndarray_from_file(expr.func.value, _depth + 1)
-        kind = (self.numpy_name(expr.func) or "").rsplit(".", 1)[-1]
-        return kind in ("load", "loadtxt", "genfromtxt", "fromfile", "frombuffer", "memmap")
+            return None
+        if self.is_numpy_call(expr):
+            return (self.numpy_name(expr.func) or "").rsplit(".", 1)[-1]
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in NDARRAY_SAME_SIZE_METHODS:
+            return self.ndarray_origin(expr.func.value, _depth + 1)
+        return None
 
     def _ndarray_itemsize(self, expr: cst.BaseExpression, depth: int) -> int:
         if depth > 8:
@@ -1633,3 +1632,7 @@ class TFContext:
                     and stored(node.value):
                 return True
         return False
+
+    def resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The expression a name or ``self.attr`` was last bound to (``expr`` itself otherwise)."""
+        return self._resolved(expr)

@@ -4,36 +4,41 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import code_of
+from tf_memlint.context import code_of, dotted_name
 from tf_memlint.rule import Rule, register
 
 
 @register
 class UnclosedSession(Rule):
-    """A TF1 session that is neither used with ``with`` nor closed.
+    """A TF1 session kept alive without ever being closed.
 
     Bad::
 
-        sess = tf.compat.v1.Session(graph=graph)
-        sessions.append(sess)          # kept alive, never closed
+        sess = tf.compat.v1.Session(graph=graph)   # module level: lives as long as the program
+        sessions.append(sess)                       # or stored in a list, on self, in a closure
 
     Good::
 
         with tf.compat.v1.Session(graph=graph) as sess:
             sess.run(y)
 
-    Silent for a session closed anywhere in its scope (``sess.close()``, often in a ``finally``),
-    used as ``with sess:``, returned or yielded (the caller owns it), handed to
-    ``keras.backend.set_session``, or used once and dropped (``tf.Session().run(x)``).
+    Fires for a ``Session()`` / ``InteractiveSession()`` that stays referenced: bound at module
+    level, stored on ``self`` or in a container, captured by a nested function, or an
+    ``InteractiveSession`` (it installs itself as the default session), and that nothing in its
+    scope closes (``sess.close()``, often in a ``finally``; ``with sess:``). Silent for a session
+    returned or yielded (the caller owns it), handed to ``keras.backend.set_session``, used once
+    (``tf.Session().run(x)``), or held only by a local name: CPython frees it when the function
+    returns or the name is rebound (measured: no growth), so that is not a leak.
     """
 
     code = "TFM201"
     name = "unclosed-session"
-    summary = "tf.Session()/InteractiveSession() neither used with `with` nor closed"
+    summary = "tf.Session()/InteractiveSession() kept alive (global, stored, captured) and never closed"
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
         self._handled: set[int] = set()
+        self._reported: set[int] = set()
 
     def _handle(self, expr: cst.BaseExpression | None) -> None:
         if expr is not None and self.context.is_session_creation(expr):
@@ -41,7 +46,16 @@ class UnclosedSession(Rule):
 
     # Uses that close the session or give it away: seen before the call itself is visited.
     def visit_WithItem(self, node: cst.WithItem) -> None:
-        self._handle(node.item)
+        item = node.item
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
+                and item.func.attr.value == "as_default" and self.context.is_session_creation(item.func.value):
+            # `with tf.Session().as_default() as sess:` does not close it: judged like `sess = ...`
+            if node.asname is not None and not self._released(node.asname.name, item.func.value):
+                self._report(item.func.value)
+            elif node.asname is None and self.context.call_name(item.func.value) != "tensorflow.InteractiveSession":
+                self._handled.add(id(item.func.value))  # nothing keeps it once the block ends
+            return
+        self._handle(item)
 
     def visit_Return(self, node: cst.Return) -> None:
         self._handle(node.value)
@@ -51,34 +65,47 @@ class UnclosedSession(Rule):
             self._handle(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "as_default":
+        if node.attr.value != "as_default" and self.context.call_name(node.value) != "tensorflow.InteractiveSession":
             self._handle(node.value)  # tf.Session().run(x): dropped (and freed) right away
 
     def visit_Arg(self, node: cst.Arg) -> None:
         self._handle(node.value)  # closing(tf.Session()), set_session(tf.Session()): given away
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in _STORING_METHODS:
+            for arg in node.args:  # sessions.append(tf.Session()): stored, cannot be closed by name
+                if self.context.is_session_creation(arg.value):
+                    self._report(arg.value)
+        if self.context.is_session_creation(node) and id(node) not in self._handled:
+            if self.context.call_name(node) == "tensorflow.InteractiveSession" or self._at_module_level():
+                self._report(node)  # a bare `tf.InteractiveSession()` installs itself as the default
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not self.context.is_session_creation(node.value):
             return
         self._handled.add(id(node.value))
         for target in node.targets:
-            if not self._released(target.target):
+            if not self._released(target.target, node.value):
                 self._report(node.value)
                 return
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.context.is_session_creation(node) and id(node) not in self._handled:
-            self._report(node)  # a bare `tf.InteractiveSession()` installs itself as the default
-
-    def _report(self, node: cst.Call) -> None:
+    def _report(self, node: cst.BaseExpression) -> None:
+        if id(node) in self._reported:
+            return
+        self._reported.add(id(node))
         self._handled.add(id(node))
-        spelling = code_of(node.func)
-        self.report(node, f"{spelling}() is never closed: a session kept alive holds its memory and "
-                          f"graph until close(); use `with {spelling}() as sess:` or close it in a finally")
+        spelling = code_of(node.func)  # type: ignore[attr-defined]
+        self.report(node, f"{spelling}() is kept alive but never closed: it holds its memory and graph "
+                          f"until close(); use `with {spelling}() as sess:` or close it in a finally")
 
-    def _released(self, target: cst.BaseExpression) -> bool:
-        """Is the session bound to ``target`` closed, used as a context manager, or given away?"""
+    def _at_module_level(self) -> bool:
+        return self.context.function is None
+
+    def _released(self, target: cst.BaseExpression, session: cst.BaseExpression) -> bool:
+        """True unless the session bound to ``target`` stays alive without being closed."""
         context = self.context
+        interactive = context.call_name(session) == "tensorflow.InteractiveSession"
         if isinstance(target, cst.Name):
             frame = context.function
             where = frame.node if frame is not None else context.module
@@ -86,6 +113,7 @@ class UnclosedSession(Rule):
 
             def same(expr: cst.BaseExpression) -> bool:
                 return isinstance(expr, cst.Name) and expr.value == name
+            kept = interactive or frame is None or name in frame.scope.declared_global
         elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
               and target.value.value == "self" and context.enclosing_class is not None):
             where, attr = context.enclosing_class, target.attr.value
@@ -93,8 +121,12 @@ class UnclosedSession(Rule):
             def same(expr: cst.BaseExpression) -> bool:
                 return (isinstance(expr, cst.Attribute) and expr.attr.value == attr
                         and isinstance(expr.value, cst.Name) and expr.value.value == "self")
+            kept = True
+        elif isinstance(target, cst.Subscript):
+            return False  # sessions[k] = tf.Session(): stored, nothing closes it by this name
         else:
-            return False  # stored in a container or elsewhere: nothing here closes it
+            return context.function is not None and not interactive  # an attribute of a local object
+        escapes = False
         for node in context.walk(where, into_functions=True):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                     and node.func.attr.value in ("close", "__exit__") and same(node.func.value):
@@ -104,12 +136,52 @@ class UnclosedSession(Rule):
             if isinstance(node, (cst.Return, cst.Yield)) and isinstance(node.value, cst.BaseExpression) \
                     and same(node.value):
                 return True
-            if isinstance(node, cst.Call) and any(same(a.value) for a in node.args) and (
-                    context.call_name(node) in ("keras.backend.set_session",)
-                    or (isinstance(node.func, cst.Name) and node.func.value == "closing")
-                    or context.call_name(node) == "contextlib.closing"):
-                return True
+            if isinstance(node, cst.Call) and any(same(a.value) for a in node.args):
+                if context.call_name(node) == "keras.backend.set_session" or dotted_name(node.func) in (
+                        "closing", "contextlib.closing"):
+                    return True
+                if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STORING_METHODS:
+                    escapes = True  # OPEN_SESSIONS.append(sess)
+            if isinstance(node, cst.Assign) and same(node.value) and any(
+                    isinstance(t.target, cst.Subscript) or _is_self_attribute(t.target) for t in node.targets):
+                escapes = True  # self.sess = sess / cache[k] = sess
+        if not kept and not escapes and isinstance(target, cst.Name):
+            escapes = self._captured(where, target.value)
+        return not (kept or escapes)
+
+    def _captured(self, where: cst.CSTNode, name: str) -> bool:
+        """A nested def or lambda that reads ``name`` leaves ``where`` (returned, or stored on
+        ``self``): the closure keeps the session alive after the function returns."""
+        context = self.context
+        readers: set[str] = set()
+        lambdas: list[cst.Lambda] = []
+        for node in context.walk(where, into_functions=True):
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not where and any(
+                    isinstance(n, cst.Name) and n.value == name for n in context.walk(node, into_functions=True)):
+                if isinstance(node, cst.FunctionDef):
+                    readers.add(node.name.value)
+                else:
+                    lambdas.append(node)
+        if not readers and not lambdas:
+            return False
+        for node in context.walk(where):
+            if isinstance(node, cst.Return) and node.value is not None:
+                inside = [node.value, *context.walk(node.value, into_functions=True)]
+                if any((isinstance(n, cst.Name) and n.value in readers) or any(n is lam for lam in lambdas)
+                       for n in inside):
+                    return True
+            if isinstance(node, cst.Assign) and any(_is_self_attribute(t.target) for t in node.targets):
+                value = node.value
+                if (isinstance(value, cst.Name) and value.value in readers) or any(value is lam for lam in lambdas):
+                    return True
         return False
+
+
+def _is_self_attribute(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+
+
+_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
 
 
 @register

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import Kind, _target_names, code_of
+from tf_memlint.context import NUMPY_FILE_READERS, NUMPY_SHAPED_FACTORIES, Kind, _target_names, code_of
 from tf_memlint.rule import Rule, register
 
 # Below this many iterations an unrolled loop is a few hundred graph nodes: idiomatic, not a
@@ -325,9 +325,14 @@ class TfFunctionCreatedInLoop(Rule):
                                    f"before the loop and pass what changes as tensor arguments")
 
     def visit_Call(self, node: cst.Call) -> None:
+        loops = self.context.open_loops
+        if loops and self.context.is_tf_function_call(node.func):
+            # tf.function(f)(jd, ...) with a value bound in the loop: if that value is a Python
+            # object (a model, a distribution), it retraces even when hoisted; nothing to gain.
+            if any(_mentions(arg.value, _names_bound_in(loops)) for arg in node.args):
+                self._decorators.add(id(node.func))
         if id(node) in self._decorators or not self.context.is_tf_function_call(node):
             return
-        loops = self.context.open_loops
         if not loops:
             return
         wrapped = node.args[0].value if node.args else None
@@ -417,10 +422,8 @@ class LargeConstantInGraph(Rule):
     options = {
         "min_array_bytes": (
             MIN_ARRAY_BYTES,
-            "smallest statically known NumPy array size (bytes) worth reporting; arrays whose size "
-            "cannot be known are reported when report_unknown_size is true",
+            "smallest statically known NumPy array size (bytes) worth reporting",
         ),
-        "report_unknown_size": (True, "also report arrays whose size cannot be known statically"),
     }
 
     def __init__(self, context, settings) -> None:
@@ -429,16 +432,15 @@ class LargeConstantInGraph(Rule):
         self._reported: set[tuple[int, str]] = set()
 
     def _large(self, expr: cst.BaseExpression, captured: bool) -> bool:
-        """Known size: at least min_array_bytes. Unknown size, when report_unknown_size: an array
-        read from a file, or any array a traced function captures (a lookup table built from a
-        parameter); not ``np.array(<a list built at run time>)``, usually labels or indices, and
-        not ``tf.constant(np.random.rand(n))``, in real code mostly small test data."""
+        """Known size: at least min_array_bytes. Unknown size: an array read from a file, or an
+        array sized by a parameter (``np.linspace(0, 1, n)``) that a traced function captures.
+        Silent on ``np.array(<a list built at run time>)``, ``np.dot(a, b)`` and other derived
+        arrays, and on ``tf.constant(np.random.rand(n))``: in real code mostly small."""
         nbytes = self.context.ndarray_nbytes(expr)
         if nbytes is not None:
             return nbytes >= self.settings["min_array_bytes"]
-        if not self.settings["report_unknown_size"] or self.context.ndarray_is_conversion(expr):
-            return False
-        return captured or self.context.ndarray_from_file(expr)
+        origin = self.context.ndarray_origin(expr)
+        return origin in NUMPY_FILE_READERS or (captured and origin in NUMPY_SHAPED_FACTORIES)
 
     def _size_text(self, expr: cst.BaseExpression) -> str:
         nbytes = self.context.ndarray_nbytes(expr)
@@ -456,6 +458,10 @@ class LargeConstantInGraph(Rule):
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         self._skip.add(id(node.value))  # an element or slice, usually small
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if node.default is not None:  # evaluated outside the trace; an argument, not a capture
+            self._skip.add(id(node.default))
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context

@@ -45,8 +45,11 @@ class PersistentTapeNotReleased(Rule):
         dy_dx = tape.gradient(y, x)
         del tape
 
-    Silent in traced functions (the tape only exists while tracing there), and when the tape is
-    returned, yielded, or its name is bound again later in the scope (``tape = None``, a new
+    Fires at module level (a notebook keeps the tape until the kernel stops) and in functions
+    that go on working after the tape's last use (a loop, a generator pause, ``locals()``
+    handed out). Silent in traced functions (the tape only exists while tracing there), when
+    the function simply returns after its last use (the local is freed then), and when the tape
+    is returned, yielded, or its name is bound again later in the scope (``tape = None``, a new
     ``with tf.GradientTape() as tape:``): rebinding drops the last reference just like ``del``.
     """
 
@@ -76,7 +79,9 @@ class PersistentTapeNotReleased(Rule):
         if start is None:
             return
         own_binding = nodes[start - 1] if start else None  # the WithItem / Assign that binds it
-        for node in nodes[start:]:
+        last_use = start
+        for index in range(start, len(nodes)):
+            node = nodes[index]
             if isinstance(node, cst.Del) and name in _deleted_names(node.target):
                 return
             if node is not own_binding and _rebinds(node, name):
@@ -84,11 +89,20 @@ class PersistentTapeNotReleased(Rule):
             if isinstance(node, (cst.Return, cst.Yield)) and isinstance(node.value, cst.Name) \
                     and node.value.value == name:
                 return
-            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value == "None" \
-                    and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
-                return
+            if isinstance(node, cst.Name) and node.value == name:
+                last_use = index
+        if frame is not None and not any(_keeps_scope_busy(n) for n in nodes[last_use:]):
+            return  # a local released when the function returns, with no long work in between
         self.report(call, f"persistent GradientTape `{name}` is never released: it keeps every recorded "
                           f"intermediate alive; `del {name}` after its last gradient() call")
+
+
+def _keeps_scope_busy(node: cst.CSTNode) -> bool:
+    """Work after a tape's last use that keeps the function (and so the tape) alive a while:
+    a loop, a generator pause, or handing the whole scope out with ``locals()``."""
+    if isinstance(node, (cst.For, cst.While, cst.Yield)):
+        return True
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("locals", "vars")
 
 
 def _rebinds(node: cst.CSTNode, name: str) -> bool:
@@ -241,7 +255,9 @@ class PredictInLoop(Rule):
     ``predict`` builds a dataset and a predict function per call: a cost (time and a few MiB of
     RSS that levels off), not a leak. Fires only when ``model`` is known to be a Keras model, so
     scikit-learn's ``predict`` stays silent. Predicting the same data once per epoch of a loop
-    that fits the model (``model.fit(...); model.predict(x_val)``) is monitoring and stays silent.
+    that fits the model (``model.fit(...); model.predict(x_val)``) is monitoring, and a loop
+    that builds a new model each iteration (k-fold, bootstrap) predicts once per model: both
+    stay silent.
     """
 
     code = "TFM404"
@@ -262,6 +278,9 @@ class PredictInLoop(Rule):
         loops = context.loops_running(node)
         if not loops or _loop_is_small(context, loops, self.settings["predict_loop_min_iterations"]):
             return
+        model_value = context.resolved(func.value)
+        if any(model_value is n for n in context.walk(loops[-1])):
+            return  # a new model each iteration (k-fold, bootstrap): one predict per model
         used = {n.value for arg in node.args for n in [arg.value, *context.walk(arg.value)]
                 if isinstance(n, cst.Name)}
         if not any(used & context.names_changing_in(loop) for loop in loops) \

@@ -35,6 +35,8 @@ def write_plots(results: list[ClaimResult], directory: Path) -> dict:
                 ax.fill_between(c.sizes, lo, hi, color=color, alpha=0.15)
         if len(c.sizes) > 1 and c.sizes[0] > 0 and c.sizes[-1] / c.sizes[0] >= 20:
             ax.set_xscale("log")
+            if all(v > 0 for v in values):
+                ax.set_yscale("log")
         ax.set_xlabel(c.size_name)
         ax.set_ylabel(f"{c.signal}" + (f" ({unit})" if unit else ""))
         ax.set_title(f"{c.id}: {r.verdict} (expected {c.expect})", fontsize=10)

@@ -60,6 +60,8 @@ def _fmt(x) -> str:
         return x
     if isinstance(x, float) and math.isinf(x):
         return "inf" if x > 0 else "-inf"
+    if isinstance(x, float) and abs(x) >= 1000:
+        return f"{x:,.0f}"
     if isinstance(x, float) and not x.is_integer():
         return f"{x:.4g}"
     return f"{int(x):,}"
