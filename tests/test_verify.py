@@ -3,14 +3,13 @@
 The unit tests need no TensorFlow. The integration tests run real `tensorflow-cpu` in
 subprocesses (no mocks): a couple of shipped claims, one myth, a claim directory written from
 scratch, and three broken fixtures that must give ERROR. The full run of every shipped claim is
-marked `slow` (and needs TF_MEMLINT_SLOW=1): it takes minutes.
+marked `slow` (deselected by default; run it with `-m slow`): it takes minutes.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import time
 from pathlib import Path
@@ -282,6 +281,15 @@ def test_a_claim_directory_written_from_scratch(tmp_path):
 
 
 @needs_tf
+def test_one_new_interpreter_per_measurement_gives_the_same_numbers(tmp_path):
+    _, forked = _verify_json(tmp_path, ["--claims", str(DATA / "scratch_claims")])
+    rc, fresh = _verify_json(tmp_path, ["--claims", str(DATA / "scratch_claims"), "--no-fork"])
+    assert rc == 0
+    assert fresh["claims"][0]["series"] == forked["claims"][0]["series"]
+    assert fresh["claims"][0]["verdict"] == "CONFIRMED"
+
+
+@needs_tf
 def test_broken_fixtures_give_error_and_the_others_still_run(tmp_path):
     t0 = time.monotonic()
     rc, report = _verify_json(tmp_path, ["--claims", str(DATA / "error_claims"), "--jobs", "2"])
@@ -299,7 +307,6 @@ def test_broken_fixtures_give_error_and_the_others_still_run(tmp_path):
 
 @pytest.mark.slow
 @needs_tf
-@pytest.mark.skipif(os.environ.get("TF_MEMLINT_SLOW") != "1", reason="set TF_MEMLINT_SLOW=1: minutes")
 def test_full_verify_every_rule_confirmed_every_myth_refuted(tmp_path):
     t0 = time.monotonic()
     rc, report = _verify_json(tmp_path, ["--jobs", "2"])

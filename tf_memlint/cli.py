@@ -1,12 +1,14 @@
 """The ``tf-memlint`` command.
 
-    tf-memlint [PATH ...] [--select ...] [--ignore ...] [--format text|json] [--exit-zero]
+    tf-memlint [PATH ...] [--select ...] [--ignore ...] [--format text|json|sarif|github]
+               [--statistics] [--exit-zero] [-j N] [--force-exclude]
     tf-memlint explain CODE
     tf-memlint rules
     tf-memlint verify [CODE ...] ...   (needs the [verify] extra: TensorFlow)
 
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or I/O error (a file that could
-not be read or parsed counts: it was not checked).
+not be read or parsed counts: it was not checked). Every other file is still linted and reported;
+each file that could not be is named on stderr, one line each: ``path: error: why``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from tf_memlint import __version__, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, rule_options
 from tf_memlint.engine import enabled_codes
-from tf_memlint.files import discover, lint_files
+from tf_memlint.files import FileResult, discover, lint_files
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
 
@@ -44,7 +46,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="add exclude patterns")
     parser.add_argument("--force-exclude", action="store_true",
                         help="apply excludes to paths named on the command line too (for pre-commit)")
-    parser.add_argument("--format", choices=sorted(report.FORMATS), default="text")
+    parser.add_argument("--format", choices=sorted(report.FORMATS), default="text",
+                        help="text (flake8's), json, sarif (SARIF 2.1.0, for code scanning), "
+                             "github (workflow annotations)")
+    parser.add_argument("--statistics", action="store_true",
+                        help="count findings per code after the output (on stderr for json/sarif)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("-j", "--jobs", type=int, help="worker processes (default: all cores)")
     parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg to read (default: nearest)")
@@ -128,7 +134,12 @@ def main(argv: list[str] | None = None) -> int:
     jobs = args.jobs or config.jobs or os.cpu_count() or 1
     results = lint_files([path for path, error in found if not error], codes, settings, jobs)
 
-    sys.stdout.write(report.FORMATS[args.format](results))
+    unreadable = [FileResult(path, error=error) for path, error in missing]
+    sys.stdout.write(report.FORMATS[args.format](results + unreadable))
+    if args.statistics:
+        stream = sys.stderr if args.format in report.DOCUMENT_FORMATS else sys.stdout
+        stream.write(report.statistics(results))
+    sys.stdout.flush()
     errors = missing + [(r.path, r.error) for r in results if r.error]
     for path, error in errors:
         print(f"{path}: error: {error}", file=sys.stderr)

@@ -419,7 +419,6 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     return finder.found
 
 
-
 class TFContext:
     """The shared TensorFlow analysis of one module. Built once; updated by the engine's walk."""
 
@@ -828,7 +827,8 @@ class TFContext:
             if isinstance(fn, cst.Lambda):
                 lambdas.add(fn)
                 body = fn.body
-                parts = [e.value for e in body.elements] if isinstance(body, (cst.Tuple, cst.List)) else [body]
+                parts = ([e.value for e in body.elements] if isinstance(body, (cst.Tuple, cst.List))
+                         else [body])
                 for part in parts:
                     if isinstance(part, cst.Call):
                         callee = _function_name(part.func)

@@ -325,19 +325,31 @@ def gate_triggers(codes: Iterable[str] | None = None) -> frozenset[str]:
     return frozenset(triggers)
 
 
-_TRIGGER_CACHE: dict[tuple[str, ...], tuple[bool, frozenset[str], tuple[str, ...], frozenset[str]]] = {}
+_TRIGGER_CACHE: dict[tuple[str, ...], tuple[bool, frozenset[str], tuple[str, ...], frozenset[str], Any]] = {}
 
 
 def _split_triggers(codes: Iterable[str] | None):
+    """(always, attribute names, canonical names, their last parts, a regex over the text)."""
     key = tuple(codes) if codes is not None else ("<all>",)
     cached = _TRIGGER_CACHE.get(key)
     if cached is None:
         triggers = gate_triggers(codes)
         names = tuple(t for t in triggers if not t.startswith(".") and t != ALWAYS)
-        cached = (ALWAYS in triggers, frozenset(t[1:] for t in triggers if t.startswith(".")),
-                  names, frozenset(t.rsplit(".", 1)[-1] for t in names))
+        attributes = frozenset(t[1:] for t in triggers if t.startswith("."))
+        lasts = frozenset(t.rsplit(".", 1)[-1] for t in names)
+        # Every trigger leaves its attribute name, or the last part of its name, in the text
+        # (canonical() rewrites only prefixes): a file without any of these words cannot fire.
+        words = sorted(attributes | lasts, key=len, reverse=True)
+        text = re.compile(b"|".join(re.escape(w.encode()) for w in words)).search if words else None
+        cached = (ALWAYS in triggers, attributes, names, lasts, text)
         _TRIGGER_CACHE[key] = cached
     return cached
+
+
+def may_have_trigger(raw: bytes, codes: Iterable[str] | None = None) -> bool:
+    """A text test, sound for ``could_fire``: False when no trigger word occurs at all."""
+    always, _, _, _, text = _split_triggers(codes)
+    return always or (text is not None and text(raw) is not None)
 
 
 def could_fire(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) -> bool:
@@ -354,7 +366,7 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
     facts = tree if isinstance(tree, ModuleFacts) else ModuleFacts(tree)
     if not facts.imports_tf():
         return None
-    always, attributes, names, lasts = _split_triggers(codes)
+    always, attributes, names, lasts, _ = _split_triggers(codes)
     if always:
         return ALWAYS
     found = attributes & facts.attributes
@@ -400,13 +412,34 @@ def _is_word(byte: int) -> bool:
 
 
 def parse_ast(source: bytes | str) -> ast.AST | None:
-    """The stdlib tree, or None when CPython cannot build it (then LibCST decides)."""
+    """The stdlib tree, or None when CPython cannot build it."""
+    try:
+        return _parse_ast(source)
+    except LintError:
+        return None
+
+
+_last_syntax_error = threading.local()
+_NESTING = ("too many nested", "too many indentation", "too many statically nested")
+
+
+def _parse_ast(source: bytes | str) -> ast.AST | None:
+    """The stdlib tree; None when CPython rejects syntax LibCST may still know (a newer Python's);
+    LintError when the file cannot be analysed at all (nesting beyond CPython's own limits:
+    LibCST would take minutes on it, or overflow its stack)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarning for "\d" and friends: not ours
             return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+    except SyntaxError as error:
+        if error.msg and error.msg.startswith(_NESTING):
+            raise LintError(f"syntax error: {error.msg} (line {error.lineno})") from None
+        _last_syntax_error.message = f"syntax error: {error.msg} (line {error.lineno})"
         return None
+    except (RecursionError, MemoryError):
+        raise LintError("nested too deeply to analyse (CPython cannot compile it either)") from None
+    except ValueError as error:  # "source code string cannot contain null bytes"
+        raise LintError(f"cannot parse: {error}") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,16 +462,24 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
     wanted = list(registry) if codes is None else [c for c in codes if c in registry]
     if not wanted:
         return []
+    _last_syntax_error.message = None
     if gate:
-        if not may_import_tf(raw):
-            return []  # no import statement can bind a public TF/Keras module
+        if not may_import_tf(raw) or not may_have_trigger(raw, wanted):
+            return []  # no import can bind a public TF/Keras module, or no rule's trigger word
         if tree is None:
-            tree = parse_ast(source)
+            tree = _parse_ast(source)
         if tree is not None and not could_fire(tree, wanted):
             return []
     settings = settings or {}
     try:
         return _lint_cst(source, registry, wanted, settings)
+    except LintError as error:
+        # Both parsers refuse it: CPython says why more clearly ("Missing parentheses in call
+        # to 'print'"), when it was asked.
+        cpython = getattr(_last_syntax_error, "message", None)
+        if cpython and str(error).startswith("syntax error"):
+            raise LintError(cpython) from None
+        raise
     except RecursionError:
         return _on_big_stack(lambda: _lint_cst(source, registry, wanted, settings))
 

@@ -69,12 +69,22 @@ def read_source(path: str) -> str:
             raw = handle.read()
     except OSError as error:
         raise LintError(f"cannot read: {error.strerror}") from None
-    if b"\0" in raw:
-        raise LintError("source contains a NUL byte")
+    nul = raw.find(b"\0")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise LintError(f"source contains a NUL byte (line {line}); Python refuses it too")
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+    except (SyntaxError, LookupError) as error:  # unknown or contradictory coding cookie
+        raise LintError(f"cannot decode: {error}") from None
+    try:
         return raw.decode(encoding)
-    except (SyntaxError, LookupError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        declared = "declared" if encoding not in ("utf-8", "utf-8-sig") else "default"
+        raise LintError(f"cannot decode: not valid {encoding} (the {declared} encoding), byte "
+                        f"{raw[error.start]:#04x} on line {line}") from None
+    except LookupError as error:
         raise LintError(f"cannot decode: {error}") from None
 
 

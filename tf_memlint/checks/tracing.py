@@ -319,10 +319,15 @@ class TfFunctionCreatedInLoop(Rule):
         self._decorators.add(id(decorator))
         frames = self.context.frames  # the def's own frame is already pushed
         loops = frames[-2].loops if len(frames) > 1 else self.context.module_loops
-        if loops:
-            self.report(node.name, f"@tf.function def {node.name.value} inside a loop creates a new "
-                                   f"function that is traced again on every iteration; define it once "
-                                   f"before the loop and pass what changes as tensor arguments")
+        if not loops:
+            return
+        own = self.context.scopes[node]
+        varying = {name for name in _names_bound_in(loops) if not own.binds(name)} - {node.name.value}
+        if _mentions(node.body, varying):
+            return  # closes over a value of this iteration: a different function each time
+        self.report(node.name, f"@tf.function def {node.name.value} inside a loop creates a new "
+                               f"function that is traced again on every iteration; define it once "
+                               f"before the loop and pass what changes as tensor arguments")
 
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.context.open_loops

@@ -131,8 +131,7 @@ def measure(spec: dict, out: str) -> int:
     counter = _TraceCounter() if signal == "traces" else None
     try:
         if warmup is not None:
-            warm_result = workload(warmup)
-            del warm_result
+            workload(warmup)  # its result is dropped before the measurement
         value = None
         if signal in ("graph_nodes", "graphdef_bytes", "graph_ops"):
             t0 = time.perf_counter()

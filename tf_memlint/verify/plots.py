@@ -28,7 +28,8 @@ def write_plots(results: list[ClaimResult], directory: Path) -> dict:
         fig, ax = plt.subplots(figsize=(5.2, 3.4), dpi=90)
         for variant, color, marker in (("bad", "#c0392b", "o"), ("good", "#1e8449", "s")):
             ys = [v / scale for v in r.series[variant]]
-            ax.plot(c.sizes, ys, color=color, marker=marker, label=f"{variant} ({Path(getattr(c, variant)).name})")
+            label = f"{variant} ({Path(getattr(c, variant)).name})"
+            ax.plot(c.sizes, ys, color=color, marker=marker, label=label)
             if c.repeats > 1:
                 lo = [s[0] / scale for s in r.spread[variant]]
                 hi = [s[1] / scale for s in r.spread[variant]]

@@ -8,23 +8,7 @@ import os
 import platform
 from pathlib import Path
 
-from .verdict import ClaimResult, _fmt
-
-
-def _human(value, unit: str) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, str):
-        return value
-    if unit == "bytes":
-        a = abs(value)
-        for div, suffix in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-            if a >= div:
-                return f"{value / div:.3g} {suffix}"
-        return f"{value:.0f} B"
-    if unit == "s":
-        return f"{value * 1000:.3g} ms" if abs(value) < 1 else f"{value:.3g} s"
-    return _fmt(value)
+from .verdict import ClaimResult, _fmt, _human
 
 
 def _series(result: ClaimResult, variant: str) -> str:
@@ -32,8 +16,17 @@ def _series(result: ClaimResult, variant: str) -> str:
     return " / ".join(_human(v, unit) for v in result.series[variant])
 
 
+def _describe(check, unit: str) -> str:
+    """The check with its threshold in the signal's unit (`bad_slope >= 64 KiB`)."""
+    if check.equals is not None or check.quantity in ("ratio", "slope_ratio") or unit not in ("bytes", "s"):
+        return check.describe()
+    if check.at_least is not None:
+        return f"{check.quantity} >= {_human(check.at_least, unit)}"
+    return f"{check.quantity} <= {_human(check.at_most, unit)}"
+
+
 def _check_line(cr, unit: str) -> str:
-    return f"{cr.check.describe()}: {_check_value(cr, unit)} -> {cr.outcome} ({cr.margin})"
+    return f"{_describe(cr.check, unit)}: {_check_value(cr, unit)} -> {cr.outcome} ({cr.margin})"
 
 
 def machine() -> dict:
@@ -141,10 +134,15 @@ def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
     lines = [
         "# Evidence: every claim, measured",
         "",
-        "Written by `tf-memlint verify --format markdown`; do not edit by hand. Each rule's claim (and each",
-        "refuted myth) ran under real TensorFlow: every (claim, variant, size) in a fresh subprocess,",
-        "deterministic signals once, noisy ones (RSS, time) several times with the median kept.",
-        "A verdict is CONFIRMED when every check passes, REFUTED when one clearly fails.",
+        "Written by `tf-memlint verify --format markdown -o rules/EVIDENCE.md --plots rules/plots "
+        "--plot TFM101 --plot TFM301`;",
+        "do not edit by hand. Each rule's claim (and each refuted myth) ran under real TensorFlow:",
+        "every (claim, variant, size, repeat) in a fresh process with its own time and address-space",
+        "limit (forked from a process that has only imported TensorFlow; `--no-fork` starts a new",
+        "interpreter for each instead), deterministic signals once, noisy ones (RSS, time) three times",
+        "with the median kept. A verdict is CONFIRMED when every check passes, REFUTED when one clearly",
+        "fails, INCONCLUSIVE in between. The claims themselves are the `## Claim` blocks of",
+        "[the rule pages](.) and [the myths](myths/); see `tf_memlint/verify/README.md` for the format.",
         "",
         f"- TensorFlow: {info['tensorflow']}",
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} RAM, {m['os']}, Python {m['python']}",
@@ -166,10 +164,6 @@ def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
         lines += [f"## {c.id}", "", f"**{r.verdict}** (expected {c.expect}). {c.statement}", ""]
         if c.notes:
             lines += [c.notes, ""]
-        try:
-            src = c.source.relative_to(Path.cwd())
-        except ValueError:
-            src = c.source
         lines += [f"Signal `{c.signal}` ({c.unit or 'value'}), repeats {c.repeats}"
                   + (f", warm-up {c.warmup}" if c.warmup is not None else "")
                   + (f", inter-op threads {c.inter_op_threads}" if c.inter_op_threads else "")
@@ -179,8 +173,8 @@ def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
             lines.append(f"| {_fmt(s)} | {_cell(r, 'bad', i)} | {_cell(r, 'good', i)} |")
         lines.append("")
         for cr in r.checks:
-            lines.append(f"- `{cr.check.describe()}`: {_check_value(cr, c.unit)} -> **{cr.outcome}**, "
-                         f"{cr.margin}")
+            lines.append(f"- `{_describe(cr.check, c.unit)}`: {_check_value(cr, c.unit)} "
+                         f"-> **{cr.outcome}**, {cr.margin}")
         for e in r.errors:
             lines.append(f"- ERROR: {e}")
         if plots and c.id in plots:

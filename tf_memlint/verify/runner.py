@@ -272,16 +272,16 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def _describe_exit(rc: int | None, output: str, limit_mib: int) -> str:
-    oomish = any(s in output for s in ("MemoryError", "bad_alloc", "Cannot allocate memory",
-                                        "OOM", "ResourceExhausted", "out of memory"))
+    markers = ("MemoryError", "bad_alloc", "Cannot allocate memory", "OOM", "ResourceExhausted",
+               "out of memory")
+    oomish = any(s in output for s in markers)
     if rc is not None and rc < 0:
         name = _signal.Signals(-rc).name if -rc in _signal.Signals._value2member_map_ else str(-rc)
         reason = f"crashed: killed by signal {name}"
     else:
         reason = f"crashed: exited with status {rc} and no result"
-    if oomish or (rc is not None and -rc in (_signal.SIGKILL, _signal.SIGABRT, _signal.SIGSEGV)):
-        if oomish:
-            reason += f" (out of memory: address-space limit {limit_mib} MiB)"
+    if oomish:
+        reason += f" (out of memory: address-space limit {limit_mib} MiB)"
     return reason
 
 

@@ -67,6 +67,22 @@ def _fmt(x) -> str:
     return f"{int(x):,}"
 
 
+def _human(value, unit: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    if unit == "bytes":
+        a = abs(value)
+        for div, suffix in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+            if a >= div:
+                return f"{value / div:.3g} {suffix}"
+        return f"{value:.3g} B" if a < 10 else f"{value:.0f} B"
+    if unit == "s":
+        return f"{value * 1000:.3g} ms" if abs(value) < 1 else f"{value:.3g} s"
+    return _fmt(value)
+
+
 def evaluate_check(check: Check, claim: Claim, bad: list, good: list) -> CheckResult:
     sizes = claim.sizes
     if check.equals is not None:
@@ -112,14 +128,15 @@ def evaluate_check(check: Check, claim: Claim, bad: list, good: list) -> CheckRe
         else:
             outcome = "unclear"
         threshold = check.at_most
-    margin = _margin(value, threshold, check.at_least is not None)
+    unit = claim.unit if q in ("bad_slope", "good_slope", "difference", "bad", "good") else ""
+    margin = _margin(value, threshold, check.at_least is not None, unit)
     return CheckResult(check, value, outcome, margin, per_size=per)
 
 
-def _margin(value: float, threshold: float, lower_bound: bool) -> str:
+def _margin(value: float, threshold: float, lower_bound: bool, unit: str = "") -> str:
     diff = value - threshold if lower_bound else threshold - value
     word = "cleared by" if diff >= 0 else "missed by"
-    text = f"{word} {_fmt(abs(diff))}"
+    text = f"{word} {_human(abs(diff), unit) if unit in ('bytes', 's') else _fmt(abs(diff))}"
     if threshold and value and not math.isinf(value) and (value > 0) == (threshold > 0):
         factor = value / threshold if lower_bound else threshold / value
         text += f" (x{factor:.3g})"
