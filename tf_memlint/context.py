@@ -1160,11 +1160,9 @@ class TFContext:
         names = {self.call_name(call) for call, _scope in calls}
         return bool(names & TF1_GRAPH_CALLS) and "tensorflow.enable_eager_execution" not in names
 
-
     # Flow facts for sessions, training loops and Keras models (TFM2xx, TFM4xx) ----------------
     # The latest value bound to each name is followed in traversal order, so a notebook that
     # rebinds ``model`` from a scikit-learn estimator to a Keras model is judged at each use.
-
     def _init_flow_facts(self, classes: list[cst.ClassDef]) -> None:
         self.module_loops: list[cst.For | cst.While] = []
         self._latest: dict[tuple[int, str], tuple[cst.BaseExpression | None, bool]] = {}
@@ -1218,7 +1216,8 @@ class TFContext:
         elif isinstance(node, cst.For):
             self._bind_target(scope, node.target, None)
 
-    def _bind_target(self, scope: Scope, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+    def _bind_target(self, scope: Scope, target: cst.BaseExpression,
+                     value: cst.BaseExpression | None) -> None:
         if isinstance(target, cst.Name):
             self._latest[(id(scope), target.value)] = (value, False)
         elif isinstance(target, (cst.Tuple, cst.List)):
@@ -1292,14 +1291,12 @@ class TFContext:
             func = expr.func
             return (isinstance(func, cst.Attribute) and func.attr.value in ("as_default", "managed_session")
                     and (func.attr.value == "managed_session" or self.is_session(func.value, _depth + 1)))
-        if isinstance(expr, cst.Name):
+        if isinstance(expr, cst.Name) or (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                                          and expr.value.value == "self"):
             value = self._resolved(expr)
-            if value is not None and self.is_session(value, _depth + 1):
-                return True
-            return bool(SESSION_NAME(expr.value))
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-            value = self._resolved(expr)
-            return (value is not None and self.is_session(value, _depth + 1)) or bool(SESSION_NAME(expr.attr.value))
+            if value is not None:  # known: `sess = ort.InferenceSession(...)` is not a TF session
+                return self.is_session(value, _depth + 1)
+            return bool(SESSION_NAME(expr.value if isinstance(expr, cst.Name) else expr.attr.value))
         return False
 
     def is_session_run(self, node: cst.CSTNode) -> bool:
@@ -1335,8 +1332,8 @@ class TFContext:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in OPTIMIZER_GRAPH_METHODS:
             optimizer = self._resolved(func.value)
-            return optimizer is not None and (self.call_name(optimizer) or "").startswith("tensorflow.train.") \
-                and (self.call_name(optimizer) or "").endswith("Optimizer")
+            built_by = (self.call_name(optimizer) or "") if optimizer is not None else ""
+            return built_by.startswith("tensorflow.train.") and built_by.endswith("Optimizer")
         return False
 
     def resets_graph(self, node: cst.CSTNode) -> bool:
@@ -1363,10 +1360,12 @@ class TFContext:
         """A ``with`` item that makes a graph created in ``loop`` the default: ``tf.Graph().as_default()``,
         ``g.as_default()`` or ``tf.Session(graph=g)`` with ``g = tf.Graph()`` in the loop."""
         graph: cst.BaseExpression | None = None
-        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) and item.func.attr.value == "as_default":
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
+                and item.func.attr.value == "as_default":
             graph = item.func.value
         elif self.is_session_creation(item):
-            graph = next((a.value for a in item.args if a.keyword is not None and a.keyword.value == "graph"), None)
+            graph = next((a.value for a in item.args
+                          if a.keyword is not None and a.keyword.value == "graph"), None)
         if graph is None:
             return False
         if isinstance(graph, cst.Name):
@@ -1396,8 +1395,9 @@ class TFContext:
             if method in ("apply_gradients", "train_on_batch", "assign_sub") or "train_step" in method:
                 return True
             if method == "minimize":
-                return self.call_name(node) is None and dotted_name(func.value) not in ("optimize", "scipy.optimize")
-            if method == "run" and func.value is not None and isinstance(func.value, (cst.Name, cst.Attribute)) \
+                return self.call_name(node) is None \
+                    and dotted_name(func.value) not in ("optimize", "scipy.optimize")
+            if method == "run" and isinstance(func.value, (cst.Name, cst.Attribute)) \
                     and node.args and isinstance(node.args[0].value, cst.Name):
                 return self._is_training_function(node.args[0].value.value, _depth)  # strategy.run(step)
             return False
@@ -1448,7 +1448,8 @@ class TFContext:
         name = self.call_name(expr)
         if name is not None:
             path = name.split(".")
-            if name.startswith(("keras.losses.", "keras.ops.", "keras.activations.")) and path[-1][:1].islower():
+            if name.startswith(("keras.losses.", "keras.ops.", "keras.activations.")) \
+                    and path[-1][:1].islower():
                 return True
             return self.value_kind(expr) is Kind.TENSOR
         func = expr.func
@@ -1496,12 +1497,14 @@ class TFContext:
         if key not in self._loop_facts:
             self._loop_facts[key] = False  # recursion guard
             scope = self.scopes[definition]
-            returned = [n.value for n in self.walk(definition.body) if isinstance(n, cst.Return) and n.value is not None]
+            returned = [n.value for n in self.walk(definition.body)
+                        if isinstance(n, cst.Return) and n.value is not None]
             found = False
             for value in returned:
                 if isinstance(value, cst.Name):
                     candidates = scope.assignments.get(value.value) or []
-                    found = any(v is not None and self.is_keras_model_build(v, _depth + 1) for v in candidates)
+                    found = any(v is not None and self.is_keras_model_build(v, _depth + 1)
+                                for v in candidates)
                 else:
                     found = self.is_keras_model_build(value, _depth + 1)
                 if found:
@@ -1537,7 +1540,8 @@ class TFContext:
         if not isinstance(loop, cst.For):
             return None
         iterable = loop.iter
-        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) in ("enumerate", "zip") and iterable.args:
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) in ("enumerate", "zip") \
+                and iterable.args:
             counts = [self.static_trip_count(cst.For(target=loop.target, iter=a.value, body=loop.body))
                       for a in iterable.args]
             known = [c for c in counts if c is not None]
@@ -1549,7 +1553,8 @@ class TFContext:
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
                 and iterable.func.attr.value == "take" and len(iterable.args) == 1:
             return self.flow_int(iterable.args[0].value)  # dataset.take(1)
-        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" and "range" not in self.aliases:
+        if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" \
+                and "range" not in self.aliases:
             bounds = [self.flow_int(a.value) for a in iterable.args if a.keyword is None]
             if 1 <= len(bounds) <= 3 and None not in bounds:
                 start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (bounds + [1])[:3]
@@ -1628,8 +1633,8 @@ class TFContext:
                     and node.func.attr.value in ("append", "insert", "extend", "add", "appendleft"):
                 if any(stored(arg.value) for arg in node.args):
                     return True
-            if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Subscript) for t in node.targets) \
-                    and stored(node.value):
+            if isinstance(node, cst.Assign) and stored(node.value) \
+                    and any(isinstance(t.target, cst.Subscript) for t in node.targets):
                 return True
         return False
 

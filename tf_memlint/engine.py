@@ -194,8 +194,7 @@ CATALOGUE_TRIGGERS: dict[str, frozenset[str]] = {
     "TFM103": TRACED_SCOPE,
     "TFM104": TRACED_SCOPE,
     "TFM105": TRACED_SCOPE,
-    "TFM106": TRACED_SCOPE | _TF1_GRAPH | {"tensorflow.constant", "tensorflow.convert_to_tensor",
-                                           "tensorflow.Variable"},
+    "TFM106": TRACED_SCOPE | _TF1_GRAPH,  # context.builds_tf1_graph: TF1_GRAPH_CALLS
     # TFM2xx: TF1 sessions and graphs. A session may come in as a parameter: `sess.run` alone
     # counts (context.is_session_run: run, partial_run, eval).
     "TFM201": _TF1_GRAPH,
@@ -464,11 +463,13 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
         return []
     _last_syntax_error.message = None
     if gate:
-        if not may_import_tf(raw) or not may_have_trigger(raw, wanted):
-            return []  # no import can bind a public TF/Keras module, or no rule's trigger word
+        if not may_import_tf(raw):
+            return []  # no import statement can bind a public TF/Keras module
         if tree is None:
+            # Parsed even when no trigger word occurs: a syntax error in a file that imports
+            # TensorFlow is reported, not passed over. C-fast; the walk below is what costs.
             tree = _parse_ast(source)
-        if tree is not None and not could_fire(tree, wanted):
+        if tree is not None and (not may_have_trigger(raw, wanted) or not could_fire(tree, wanted)):
             return []
     settings = settings or {}
     try:

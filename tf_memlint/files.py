@@ -57,9 +57,14 @@ def _walk(root: Path, exclude: list[str]) -> Iterator[tuple[str, str | None]]:
         for name in sorted(filenames):
             if name.endswith((".py", ".pyi")) and not _excluded(base / name, exclude):
                 yield str(base / name), None
-        while errors:
-            error = errors.pop()
-            yield str(error.filename or directory), f"cannot read directory: {error.strerror}"
+        yield from _walk_errors(errors, directory)
+    yield from _walk_errors(errors, str(root))  # the root itself could not be listed
+
+
+def _walk_errors(errors: list[OSError], directory: str) -> Iterator[tuple[str, str | None]]:
+    while errors:
+        error = errors.pop(0)
+        yield str(error.filename or directory), f"cannot read directory: {error.strerror or error}"
 
 
 def read_source(path: str) -> str:

@@ -48,11 +48,12 @@ class UnclosedSession(Rule):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         item = node.item
         if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
-                and item.func.attr.value == "as_default" and self.context.is_session_creation(item.func.value):
+                and item.func.attr.value == "as_default" \
+                and self.context.is_session_creation(item.func.value):
             # `with tf.Session().as_default() as sess:` does not close it: judged like `sess = ...`
             if node.asname is not None and not self._released(node.asname.name, item.func.value):
                 self._report(item.func.value)
-            elif node.asname is None and self.context.call_name(item.func.value) != "tensorflow.InteractiveSession":
+            elif node.asname is None and self.context.call_name(item.func.value) != _INTERACTIVE:
                 self._handled.add(id(item.func.value))  # nothing keeps it once the block ends
             return
         self._handle(item)
@@ -65,7 +66,7 @@ class UnclosedSession(Rule):
             self._handle(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "as_default" and self.context.call_name(node.value) != "tensorflow.InteractiveSession":
+        if node.attr.value != "as_default" and self.context.call_name(node.value) != _INTERACTIVE:
             self._handle(node.value)  # tf.Session().run(x): dropped (and freed) right away
 
     def visit_Arg(self, node: cst.Arg) -> None:
@@ -143,7 +144,8 @@ class UnclosedSession(Rule):
                 if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STORING_METHODS:
                     escapes = True  # OPEN_SESSIONS.append(sess)
             if isinstance(node, cst.Assign) and same(node.value) and any(
-                    isinstance(t.target, cst.Subscript) or _is_self_attribute(t.target) for t in node.targets):
+                    isinstance(t.target, cst.Subscript) or _is_self_attribute(t.target)
+                    for t in node.targets):
                 escapes = True  # self.sess = sess / cache[k] = sess
         if not kept and not escapes and isinstance(target, cst.Name):
             escapes = self._captured(where, target.value)
@@ -157,7 +159,8 @@ class UnclosedSession(Rule):
         lambdas: list[cst.Lambda] = []
         for node in context.walk(where, into_functions=True):
             if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not where and any(
-                    isinstance(n, cst.Name) and n.value == name for n in context.walk(node, into_functions=True)):
+                    isinstance(n, cst.Name) and n.value == name
+                    for n in context.walk(node, into_functions=True)):
                 if isinstance(node, cst.FunctionDef):
                     readers.add(node.name.value)
                 else:
@@ -167,12 +170,14 @@ class UnclosedSession(Rule):
         for node in context.walk(where):
             if isinstance(node, cst.Return) and node.value is not None:
                 inside = [node.value, *context.walk(node.value, into_functions=True)]
-                if any((isinstance(n, cst.Name) and n.value in readers) or any(n is lam for lam in lambdas)
-                       for n in inside):
+                called = {id(n.func) for n in inside if isinstance(n, cst.Call)}  # evaluate(b): a call
+                if any((isinstance(n, cst.Name) and n.value in readers and id(n) not in called)
+                       or any(n is lam for lam in lambdas) for n in inside):
                     return True
             if isinstance(node, cst.Assign) and any(_is_self_attribute(t.target) for t in node.targets):
                 value = node.value
-                if (isinstance(value, cst.Name) and value.value in readers) or any(value is lam for lam in lambdas):
+                if (isinstance(value, cst.Name) and value.value in readers) \
+                        or any(value is lam for lam in lambdas):
                     return True
         return False
 
@@ -181,6 +186,7 @@ def _is_self_attribute(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
 
 
+_INTERACTIVE = "tensorflow.InteractiveSession"
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
 
 
@@ -250,7 +256,8 @@ class GraphGrowthInSessionLoop(Rule):
 
     def visit_With(self, node: cst.With) -> None:
         loops = self.context.loops
-        fresh = bool(loops) and any(self.context.makes_fresh_graph(item.item, loops[-1]) for item in node.items)
+        fresh = bool(loops) and any(self.context.makes_fresh_graph(item.item, loops[-1])
+                                    for item in node.items)
         self._fresh_graph += fresh
         self._statements.append(node)
         self._with_fresh.append(fresh)

@@ -102,7 +102,8 @@ def _keeps_scope_busy(node: cst.CSTNode) -> bool:
     a loop, a generator pause, or handing the whole scope out with ``locals()``."""
     if isinstance(node, (cst.For, cst.While, cst.Yield)):
         return True
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("locals", "vars")
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+        and node.func.value in ("locals", "vars")
 
 
 def _rebinds(node: cst.CSTNode, name: str) -> bool:
@@ -153,7 +154,8 @@ class TensorHistoryInTrainingLoop(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "append"
-                and isinstance(func.value, cst.Name) and len(node.args) == 1 and node.args[0].keyword is None):
+                and isinstance(func.value, cst.Name) and len(node.args) == 1
+                and node.args[0].keyword is None):
             return
         context = self.context
         if context.in_traced_function:
@@ -227,7 +229,8 @@ class ModelInLoopWithoutClearSession(Rule):
             return
         if _loop_is_small(context, loops, self.settings["model_loop_min_iterations"]):
             return
-        if context.enclosing_class is not None and context.enclosing_class.name.value in context.keras_classes:
+        owner = context.enclosing_class
+        if owner is not None and owner.name.value in context.keras_classes:
             return  # sub-models composed in a Keras model's __init__
         if context.is_kept(node, loops[-1]):
             return  # an ensemble: every model is meant to stay alive

@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 import resource
+import signal
 import sys
 import time
 import traceback
@@ -243,8 +244,11 @@ def zygote() -> int:
             sys.stdout.write(json.dumps(obj) + "\n")
             sys.stdout.flush()
 
+    live: set = set()
+
     def reap(rid, pid):
         _, status = os.waitpid(pid, 0)
+        live.discard(pid)
         rc = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
         reply({"id": rid, "rc": rc})
 
@@ -278,8 +282,15 @@ def zygote() -> int:
                     sys.stderr.flush()
                 finally:
                     os._exit(code)
+        live.add(pid)
         reply({"id": req["id"], "pid": pid})
         threading.Thread(target=reap, args=(req["id"], pid), daemon=True).start()
+    # stdin closed: the verifier is done or died. Leave no measurement running without its limit.
+    for pid in list(live):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
     return 0
 
 

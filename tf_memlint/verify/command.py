@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -48,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--list", action="store_true", help="list the claims and exit, running nothing")
     return p
+
+
+def _terminate(signum, frame):  # noqa: ARG001
+    raise KeyboardInterrupt
 
 
 def run(argv: list[str]) -> int:
@@ -96,7 +102,17 @@ def run(argv: list[str]) -> int:
     from .verdict import evaluate
 
     t0 = time.monotonic()
-    runs = run_all(claims, jobs=args.jobs, progress=not args.no_progress, fork=not args.no_fork)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)  # clean up like Ctrl-C does
+    try:
+        runs = run_all(claims, jobs=args.jobs, progress=not args.no_progress, fork=not args.no_fork)
+    except KeyboardInterrupt:
+        print("\ntf-memlint verify: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     results = [evaluate(c, runs) for c in claims]
     elapsed = time.monotonic() - t0
 

@@ -17,6 +17,23 @@ from pathlib import Path
 from .claims import Claim
 
 CHILD = Path(__file__).with_name("_child.py")
+_ACTIVE: set[int] = set()  # process groups of the measurements now running
+_ACTIVE_LOCK = threading.Lock()
+
+
+def _track(pgid: int, running: bool) -> None:
+    with _ACTIVE_LOCK:
+        (_ACTIVE.add if running else _ACTIVE.discard)(pgid)
+
+
+def _kill_active() -> None:
+    with _ACTIVE_LOCK:
+        groups = list(_ACTIVE)
+    for pgid in groups:
+        try:
+            os.killpg(pgid, _signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 @dataclass
@@ -183,7 +200,12 @@ def run_task_forked(task: Task, zygote: Zygote) -> Run:
         except RuntimeError as exc:
             run.error = f"could not start the measurement: {exc}"
             return run
-        if not slot["done"].wait(claim.timeout_s):
+        _track(slot["pid"], True)
+        try:
+            finished = slot["done"].wait(claim.timeout_s)
+        finally:
+            _track(slot["pid"], False)
+        if not finished:
             try:
                 os.killpg(slot["pid"], _signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -243,6 +265,7 @@ def run_task(task: Task, python: str = sys.executable) -> Run:
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=tmpdir,
                 env=child_env(), start_new_session=True,
             )
+            _track(proc.pid, True)
             try:
                 rc = proc.wait(timeout=claim.timeout_s)
             except subprocess.TimeoutExpired:
@@ -253,6 +276,7 @@ def run_task(task: Task, python: str = sys.executable) -> Run:
                 run.output = _tail(log_path)
                 return run
             finally:
+                _track(proc.pid, False)
                 if proc.poll() is None:  # interrupted (KeyboardInterrupt...): never leave it running
                     _kill_group(proc)
             _kill_group(proc)  # grandchildren the fixture may have left behind
@@ -321,7 +345,6 @@ class Progress:
 def plan(claims: list[Claim]) -> list[Task]:
     tasks = [Task(c, v, s, r) for c in claims for s in c.sizes for v in ("bad", "good")
              for r in range(c.repeats)]
-    # longest first keeps both workers busy until the end; estimate by size rank and repeats
     return tasks
 
 
@@ -338,17 +361,22 @@ def run_all(claims: list[Claim], jobs: int = 2, progress: bool = True,
             zygote = Zygote(python)
         except (RuntimeError, OSError):
             zygote = None  # fall back to one interpreter per task
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            if zygote is not None:
-                futures = {pool.submit(run_task_forked, t, zygote): t for t in tasks}
-            else:
-                futures = {pool.submit(run_task, t, python): t for t in tasks}
-            for fut in as_completed(futures):
-                run = fut.result()
-                runs.append(run)
-                bar.step(run.task.label(), failed=not run.ok)
+        if zygote is not None:
+            futures = {pool.submit(run_task_forked, t, zygote): t for t in tasks}
+        else:
+            futures = {pool.submit(run_task, t, python): t for t in tasks}
+        for fut in as_completed(futures):
+            run = fut.result()
+            runs.append(run)
+            bar.step(run.task.label(), failed=not run.ok)
+    except BaseException:  # Ctrl-C: stop queued work, kill what runs, leave nothing behind
+        pool.shutdown(wait=False, cancel_futures=True)
+        _kill_active()
+        raise
     finally:
+        pool.shutdown(wait=True)
         if zygote is not None:
             zygote.close()
     order = {id(t): i for i, t in enumerate(tasks)}

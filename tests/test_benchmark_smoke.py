@@ -1,0 +1,23 @@
+"""The benchmark script runs end to end on a tiny slice of its corpus and prints every row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
+
+
+def test_benchmark_runs_on_a_sample():
+    pytest.importorskip("keras")
+    completed = subprocess.run([sys.executable, str(BENCH), "--sample", "400", "--skip-flake8-parallel"],
+                               capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 0, completed.stderr
+    out = completed.stdout
+    for row in ("libcst parse (1 process)", "flake8 -j1", "flake8+TFM -j1", "tf-memlint -j1"):
+        assert f"\n{row} " in out, out
+    assert "plugin overhead on flake8 -j1" in out and "ms/file" in out
+    assert "exit " not in out, out  # no tool failed

@@ -1,0 +1,204 @@
+"""Never crash, never lose a finding silently: bad input gets one clear line and a defined exit
+status, and every other file is still linted."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tf_memlint import engine, files
+from tf_memlint.cli import main
+from tf_memlint.engine import LintError, lint_source
+from tf_memlint.files import lint_file
+from tf_memlint.flake8_plugin import TFMemlintChecker
+from tf_memlint.rule import all_rules
+
+BAD = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    for i in range(1000):\n        x += 1\n    return x\n"
+
+# name -> (bytes, substring of the one-line error, or None when the file lints cleanly)
+INPUTS = {
+    "syntax_error.py": (b"import tensorflow as tf\ndef f(:\n", "syntax error"),
+    "not_utf8.py": (b"import tensorflow as tf\ns = 'caf\xe9'\n", "cannot decode: not valid utf-8"),
+    "unknown_encoding.py": (b"# -*- coding: klingon -*-\nimport tensorflow as tf\n", "unknown encoding: klingon"),
+    "nul_byte.py": (b"import tensorflow as tf\nx = 1\x00\n", "NUL byte (line 2)"),
+    "python2.py": (b"import tensorflow as tf\nprint 'hello'\n", "Missing parentheses in call to 'print'"),
+    # CPython refuses this Python 2 form but LibCST's parser accepts it: linted, not refused.
+    "python2_except.py": (b"import tensorflow as tf\ntry:\n    pass\nexcept Exception, e:\n    pass\n", None),
+    "too_deep.py": (b"import tensorflow as tf\nx = " + b"(" * 300 + b"1" + b")" * 300 + b"\n",
+                    "too many nested parentheses"),
+    "empty.py": (b"", None),
+    "bom.py": (b"\xef\xbb\xbfimport tensorflow as tf\n", None),
+    "only_comment_mentions.py": (b"# keras and tensorflow\nx = 1\n", None),
+}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.py").write_text(BAD)
+    for name, (content, _) in INPUTS.items():
+        (tmp_path / name).write_bytes(content)
+    return tmp_path
+
+
+def _errors(stderr: str) -> dict[str, str]:
+    lines = [line for line in stderr.splitlines() if line]
+    parsed = {}
+    for line in lines:
+        path, _, message = line.partition(": error: ")
+        assert message, f"not a one-line error: {line!r}"
+        parsed[path] = message
+    return parsed
+
+
+def test_each_bad_input_gets_one_line_and_the_rest_is_linted(project, capsys):
+    status = main(["bad.py", *INPUTS, "missing.py", "--isolated"])
+    captured = capsys.readouterr()
+    assert status == 2  # some file could not be checked
+    assert "bad.py:5:5: TFM101" in captured.out  # ... and the good one still was
+    errors = _errors(captured.err)
+    for name, (_, expected) in INPUTS.items():
+        if expected is None:
+            assert name not in errors
+        else:
+            assert expected in errors[name], (name, errors.get(name))
+    assert errors["missing.py"] == "no such file or directory"
+
+
+def test_declared_encoding_is_honoured(project, capsys):
+    (project / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n" + BAD.replace("x += 1", "x += 1  # caf\xe9")
+                                       .encode("latin-1"))
+    assert main(["latin.py", "--isolated"]) == 1
+    assert "latin.py:6:5: TFM101" in capsys.readouterr().out
+
+
+def test_clean_inputs_exit_zero(project, capsys):
+    assert main(["empty.py", "bom.py", "only_comment_mentions.py", "--isolated"]) == 0
+
+
+def test_unreadable_directory(project, capsys, monkeypatch):
+    """Running as root makes chmod 000 useless, so the walk's error callback is exercised."""
+    real_walk = os.walk
+
+    def walk(top, onerror=None, **kwargs):
+        if Path(top).name == "locked":
+            onerror(PermissionError(13, "Permission denied", str(top)))
+            return iter(())
+        return real_walk(top, onerror=onerror, **kwargs)
+
+    (project / "locked").mkdir()
+    monkeypatch.setattr(files.os, "walk", walk)
+    assert main(["locked", "bad.py", "--isolated"]) == 2
+    captured = capsys.readouterr()
+    assert "bad.py:5:5: TFM101" in captured.out
+    assert _errors(captured.err) == {"locked": "cannot read directory: Permission denied"}
+
+
+def test_unreadable_file(project, capsys, monkeypatch):
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        if str(path).endswith("secret.py"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    (project / "secret.py").write_text(BAD)
+    monkeypatch.setattr("builtins.open", fake_open)
+    assert main(["secret.py", "bad.py", "--isolated"]) == 2
+    assert _errors(capsys.readouterr().err) == {"secret.py": "cannot read: Permission denied"}
+
+
+@pytest.mark.parametrize("table, message", [
+    ("[tool.tf-memlint\nselect = 1\n", "invalid TOML"),
+    ("[tool.tf-memlint]\nselect = 1\n", "must be a list of strings"),
+    ("[tool.tf-memlint]\njobs = 'many'\n", "must be a int"),
+    ("[tool.tf-memlint]\nfrobnicate = true\n", "unknown tf-memlint setting"),
+    ("[tool]\ntf-memlint = 3\n", "must be a table"),
+    ("[tool.tf-memlint]\nmin-unrolled-iterations = -5\n", "positive"),
+])
+def test_broken_configuration_is_one_line_and_status_2(project, capsys, table, message):
+    (project / "pyproject.toml").write_text(table)
+    assert main(["bad.py"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    (line,) = captured.err.splitlines()
+    assert line.startswith("tf-memlint: error: ") and message in line, line
+
+
+def test_ten_megabyte_generated_file(project, capsys):
+    """A generated data module (names TensorFlow, no rule trigger) and one with no TF at all."""
+    row = "W{0} = [{0}, {0}, 0.5, 'abc{0}']\n"
+    rows = [row.format(i) for i in range(260_000)]
+    (project / "generated.py").write_text("import tensorflow as tf\n" + "".join(rows))
+    (project / "generated_plain.py").write_text("".join(rows))
+    assert (project / "generated.py").stat().st_size > 10_000_000
+    started = time.perf_counter()
+    assert main(["generated.py", "generated_plain.py", "--isolated"]) == 0
+    assert time.perf_counter() - started < 30
+    assert capsys.readouterr().err == ""
+
+
+def test_deeply_nested_code_is_analysed_not_crashed():
+    """900 terms: CPython parses it; LibCST's recursive visits need the big-stack retry."""
+    source = ("import tensorflow as tf\n\n@tf.function\ndef f(a):\n    for i in range(1000):\n"
+              "        a += 1\n    return " + " + ".join(["a"] * 900) + "\n")
+    limit = sys.getrecursionlimit()
+    findings = lint_source(source)
+    assert [f.code for f in findings] == ["TFM101"]
+    assert sys.getrecursionlimit() == limit
+
+
+def test_nesting_beyond_cpython_is_a_clear_error(tmp_path):
+    path = tmp_path / "deep.py"
+    path.write_text("import tensorflow as tf\n@tf.function\ndef f(a):\n    return " + " + ".join(["a"] * 5000) + "\n")
+    result = lint_file(str(path), list(all_rules()), {})
+    assert result.error is not None and "nested too deeply" in result.error
+
+
+# The flake8 door ---------------------------------------------------------------------------
+
+def _run_plugin(source: str, tree: ast.AST | None = None):
+    TFMemlintChecker.codes = list(all_rules())
+    tree = tree if tree is not None else ast.parse(source)
+    return list(TFMemlintChecker(tree, source.splitlines(True), "x.py").run())
+
+
+@pytest.mark.parametrize("error", [RecursionError("deep"), MemoryError(), KeyError("k"), AssertionError()])
+def test_plugin_never_raises(monkeypatch, error):
+    def broken(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr("tf_memlint.flake8_plugin.lint_source", broken)
+    results = _run_plugin(BAD)
+    assert len(results) == 1 and results[0][2].startswith("TFM000 ")
+
+
+def test_plugin_reports_what_libcst_cannot_parse(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise LintError("syntax error: something new")
+
+    monkeypatch.setattr("tf_memlint.flake8_plugin.lint_source", refuse)
+    ((line, col, message, _),) = _run_plugin(BAD)
+    assert message == "TFM000 tf-memlint could not analyse this file: syntax error: something new"
+
+
+def test_plugin_uses_flakes8s_tree_and_matches_the_command(tmp_path):
+    path = tmp_path / "bad.py"
+    path.write_text(BAD)
+    from_plugin = [(line, col, message.split()[0]) for line, col, message, _ in _run_plugin(BAD)]
+    from_command = [(d.line, d.col, d.code) for d in lint_file(str(path), list(all_rules()), {}).findings]
+    assert from_plugin == from_command == [(5, 4, "TFM101")]
+
+
+def test_plugin_skips_libcst_when_the_gate_says_no(monkeypatch):
+    def no_parse(*args, **kwargs):
+        raise AssertionError("LibCST parse on a file where no rule can fire")
+
+    monkeypatch.setattr(engine, "parse", no_parse)
+    assert _run_plugin("import tensorflow as tf\nx = tf.constant(1)\n") == []
+    assert _run_plugin("from tensorflow.python.ops import array_ops\n@tf.function\ndef f(): pass\n") == []
