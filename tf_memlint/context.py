@@ -1462,6 +1462,8 @@ class TFContext:
             return False
         if self.is_traced_callable(func):
             return True
+        if isinstance(func, cst.Name) and self._returns_tensor_op(func.value):
+            return True
         callee = self._resolved(func)
         if callee is None or callee is func:
             return False
@@ -1641,3 +1643,22 @@ class TFContext:
     def resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The expression a name or ``self.attr`` was last bound to (``expr`` itself otherwise)."""
         return self._resolved(expr)
+
+    def _returns_tensor_op(self, name: str) -> bool:
+        """A local function whose every ``return`` is a TensorFlow op or Keras loss/op call
+        (``def mse(p, y): return tf.reduce_mean(tf.square(p - y))``): its result is a tensor."""
+        definition = self._defs.get(name)
+        if definition is None or self.lookup(name) is None:
+            return False
+        returned = [n.value for n in self.walk(definition.body) if isinstance(n, cst.Return)]
+        if not returned or any(v is None for v in returned):
+            return False
+        for value in returned:
+            called = self.call_name(value) if isinstance(value, cst.Call) else None
+            if called is None:
+                return False
+            if not (self.value_kind(value) is Kind.TENSOR or (
+                    called.startswith(("keras.losses.", "keras.ops."))
+                    and called.split(".")[-1][:1].islower())):
+                return False
+        return True

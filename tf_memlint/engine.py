@@ -178,34 +178,38 @@ def _first_line(error: BaseException) -> str:
 # a trigger missing here silently loses findings; a superfluous one only costs a parse.
 # Syntax (see tf_memlint.rule): a canonical name matches every spelling of it and every name
 # under it; ".attr" matches that attribute on any receiver; "*" always. From DESIGN.md section 2.
-_TF1_GRAPH = frozenset({
-    "tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.Graph",
-    "tensorflow.get_default_graph", "tensorflow.placeholder", "tensorflow.disable_eager_execution",
-    "tensorflow.disable_v2_behavior", "tensorflow.train", ".as_default",
-}) | frozenset(getattr(_context, "TF1_GRAPH_CALLS", ()))
+# Each entry mirrors what the rule's context predicates need (names from tf_memlint.context
+# where it has them, so the gate follows when the context learns a new spelling).
+_SESSIONS = frozenset(getattr(_context, "SESSION_CLASSES", {"tensorflow.Session", "tensorflow.InteractiveSession"}))
+_TF1_GRAPH = frozenset(getattr(_context, "TF1_GRAPH_CALLS", set())) | _SESSIONS | {
+    "tensorflow.placeholder", "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"}
+# context.is_session_run: sess.run / partial_run / eval; the session may be a parameter.
 _SESSION_RUNS = frozenset({".run", ".partial_run", ".eval"})
+# context.is_training_call: an optimisation step in the loop (a local function doing one counts,
+# and it is in the same module, so its words are too).
+_TRAINING = (".apply_gradients", ".train_on_batch", ".assign_sub", ".minimize", "~train_step")
+# context.is_keras_model_build: builders, keras.applications, Model subclasses, local factories.
 _MODEL_BUILDS = frozenset(getattr(_context, "KERAS_MODEL_BUILDERS", {"keras"})) | {
-    "keras.applications", "keras.Model", "keras.Sequential", "tensorflow.saved_model"}
+    "keras.applications", "keras.Model", "keras.Sequential"}
 CATALOGUE_TRIGGERS: dict[str, frozenset[str]] = {
     # TFM1xx fire only inside traced code (TFM104: calls of a known tf.function; TFM105:
-    # tf.function in a loop; TFM106 also in TF1 graphs).
+    # tf.function in a loop); TFM106 also in a TF1 graph (context.builds_tf1_graph).
     "TFM101": TRACED_SCOPE,
     "TFM102": TRACED_SCOPE,
     "TFM103": TRACED_SCOPE,
     "TFM104": TRACED_SCOPE,
     "TFM105": TRACED_SCOPE,
-    "TFM106": TRACED_SCOPE | _TF1_GRAPH,  # context.builds_tf1_graph: TF1_GRAPH_CALLS
-    # TFM2xx: TF1 sessions and graphs. A session may come in as a parameter: `sess.run` alone
-    # counts (context.is_session_run: run, partial_run, eval).
-    "TFM201": _TF1_GRAPH,
-    "TFM202": _TF1_GRAPH | _SESSION_RUNS,
+    "TFM106": TRACED_SCOPE | _TF1_GRAPH,
+    # TFM2xx: TF1 sessions and graphs.
+    "TFM201": _SESSIONS,  # context.is_session_creation
+    "TFM202": _SESSION_RUNS,  # ops created in a loop that runs a session
     # TFM3xx: mapped functions and input pipelines.
     "TFM301": TRACED_SCOPE,
     # TFM4xx: eager training loops and Keras.
     "TFM401": frozenset({"tensorflow.GradientTape"}),
-    "TFM402": frozenset({".append"}),
+    "TFM402": frozenset(".append&" + step for step in _TRAINING),  # append in a training loop
     "TFM403": _MODEL_BUILDS,
-    "TFM404": frozenset({".predict"}),
+    "TFM404": frozenset(".predict&" + build for build in _MODEL_BUILDS),  # on a known Keras model
 }
 ALWAYS = "*"
 
@@ -226,12 +230,13 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
 class ModuleFacts:
     """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names."""
 
-    __slots__ = ("aliases", "tree", "_attrs", "_attribute_nodes")
+    __slots__ = ("aliases", "tree", "_attrs", "_attribute_nodes", "_identifiers")
 
     def __init__(self, tree: ast.AST) -> None:
         self.tree = tree
         self.aliases: dict[str, str] = {}
         self._attrs: set[str] | None = None
+        self._identifiers: set[str] = set()
         self._attribute_nodes: list[ast.Attribute] = []
         self._collect_imports(getattr(tree, "body", ()))
 
@@ -270,13 +275,25 @@ class ModuleFacts:
 
     def _walk(self) -> None:
         attrs: set[str] = set()
+        identifiers = self._identifiers
         nodes = self._attribute_nodes
-        attribute = ast.Attribute
+        attribute, name = ast.Attribute, ast.Name
         for node in ast.walk(self.tree):
-            if type(node) is attribute:
+            kind = type(node)
+            if kind is attribute:
                 attrs.add(node.attr)
                 nodes.append(node)
+            elif kind is name:
+                identifiers.add(node.id)
+        identifiers |= attrs
         self._attrs = attrs
+
+    @property
+    def identifiers(self) -> set[str]:
+        """Every name and attribute name used (for "~substring" triggers)."""
+        if self._attrs is None:
+            self._walk()
+        return self._identifiers
 
     @property
     def attributes(self) -> set[str]:
@@ -324,31 +341,43 @@ def gate_triggers(codes: Iterable[str] | None = None) -> frozenset[str]:
     return frozenset(triggers)
 
 
-_TRIGGER_CACHE: dict[tuple[str, ...], tuple[bool, frozenset[str], tuple[str, ...], frozenset[str], Any]] = {}
+_TRIGGER_CACHE: dict[tuple[str, ...], "_Triggers"] = {}
 
 
-def _split_triggers(codes: Iterable[str] | None):
-    """(always, attribute names, canonical names, their last parts, a regex over the text)."""
+@dataclasses.dataclass(frozen=True)
+class _Triggers:
+    always: bool
+    attributes: frozenset[str]  # ".attr" triggers, without the dot
+    names: tuple[str, ...]  # canonical-name triggers
+    lasts: frozenset[str]  # the last part of every name atom (single or in a conjunction)
+    conjunctions: tuple[tuple[str, ...], ...]  # "a&b" triggers, split
+    text: Any  # bytes regex search for any trigger word, or None
+
+
+def _split_triggers(codes: Iterable[str] | None) -> _Triggers:
     key = tuple(codes) if codes is not None else ("<all>",)
     cached = _TRIGGER_CACHE.get(key)
     if cached is None:
         triggers = gate_triggers(codes)
-        names = tuple(t for t in triggers if not t.startswith(".") and t != ALWAYS)
-        attributes = frozenset(t[1:] for t in triggers if t.startswith("."))
-        lasts = frozenset(t.rsplit(".", 1)[-1] for t in names)
-        # Every trigger leaves its attribute name, or the last part of its name, in the text
-        # (canonical() rewrites only prefixes): a file without any of these words cannot fire.
-        words = sorted(attributes | lasts, key=len, reverse=True)
+        single = [t for t in triggers if "&" not in t and t != ALWAYS]
+        conjunctions = tuple(tuple(t.split("&")) for t in triggers if "&" in t)
+        atoms = single + [atom for conj in conjunctions for atom in conj]
+        names = tuple(t for t in single if t[0] not in ".~")
+        lasts = frozenset(t.rsplit(".", 1)[-1] for t in atoms if t[0] not in ".~")
+        # Every trigger leaves a word in the text: its attribute name, the last part of its name
+        # (canonical() rewrites only prefixes), its substring. A text without any cannot fire.
+        words = sorted({t.lstrip(".~").rsplit(".", 1)[-1] for t in atoms}, key=len, reverse=True)
         text = re.compile(b"|".join(re.escape(w.encode()) for w in words)).search if words else None
-        cached = (ALWAYS in triggers, attributes, names, lasts, text)
+        cached = _Triggers(ALWAYS in triggers, frozenset(t[1:] for t in single if t.startswith(".")),
+                           names, lasts, conjunctions, text)
         _TRIGGER_CACHE[key] = cached
     return cached
 
 
 def may_have_trigger(raw: bytes, codes: Iterable[str] | None = None) -> bool:
     """A text test, sound for ``could_fire``: False when no trigger word occurs at all."""
-    always, _, _, _, text = _split_triggers(codes)
-    return always or (text is not None and text(raw) is not None)
+    triggers = _split_triggers(codes)
+    return triggers.always or (triggers.text is not None and triggers.text(raw) is not None)
 
 
 def could_fire(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) -> bool:
@@ -365,16 +394,30 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
     facts = tree if isinstance(tree, ModuleFacts) else ModuleFacts(tree)
     if not facts.imports_tf():
         return None
-    always, attributes, names, lasts, _ = _split_triggers(codes)
-    if always:
+    triggers = _split_triggers(codes)
+    if triggers.always:
         return ALWAYS
-    found = attributes & facts.attributes
+    found = triggers.attributes & facts.attributes
     if found:
         return "." + min(found)
-    for name in sorted(facts.names(set(lasts))) if names else ():
-        for trigger in names:
-            if name == trigger or name.startswith(trigger + "."):
-                return name
+    names: set[str] | None = None
+
+    def matches(atom: str) -> bool:
+        nonlocal names
+        if atom.startswith("."):
+            return atom[1:] in facts.attributes
+        if atom.startswith("~"):
+            return any(atom[1:] in word for word in facts.identifiers)
+        if names is None:
+            names = facts.names(set(triggers.lasts))
+        return any(name == atom or name.startswith(atom + ".") for name in names)
+
+    for trigger in triggers.names:
+        if matches(trigger):
+            return trigger
+    for conjunction in triggers.conjunctions:
+        if all(matches(atom) for atom in conjunction):
+            return "&".join(conjunction)
     return None
 
 

@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from tf_memlint.context import (
-    DATASET_TRACING_METHODS,
     KERAS_BASE_CLASSES,
     TRACING_CALLS,
     TFContext,
@@ -23,12 +22,15 @@ from tf_memlint.context import (
 #   "tensorflow.function"  a canonical TF/Keras name (names.canonical): matches every spelling of
 #                          it and of any name under it (tf.compat.v1.Session, from tensorflow import)
 #   ".predict"             an attribute with that name on any receiver (model.predict, sess.run)
+#   "~train_step"          a name or attribute name containing that text (my_train_step)
+#   "a&b"                  all of these at once (".append&.apply_gradients")
 #   "*"                    always: the rule can fire in any module that imports TensorFlow/Keras
 # TRACED_SCOPE is everything that can make a function traced (context.TRACING_CALLS, the Keras
 # Model/Layer bases, tf.data datasets): a rule that fires only inside traced code declares it.
+# (Dataset.map and friends need no attribute trigger: context.is_dataset only knows datasets made
+# by tensorflow.data / tensorflow_datasets names. Teach it another source, add that name here.)
 TRACED_SCOPE: frozenset[str] = frozenset(
     TRACING_CALLS | KERAS_BASE_CLASSES | {"tensorflow.data", "tensorflow_datasets"}
-    | {"." + method for method in DATASET_TRACING_METHODS}
 )
 
 

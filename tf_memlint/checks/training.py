@@ -175,8 +175,9 @@ class TensorHistoryInTrainingLoop(Rule):
         if context.consumed_by_tf(func.value.value):
             return  # `tf.concat(history)` after the loop: the tensors are the point, not a history
         value = code_of(node.args[0].value)
-        self.report(node, f"{func.value.value}.append({value}) keeps one more tensor alive on every training "
-                          f"step; append float({value}) (or {value}.numpy()) instead")
+        self.report(node, f"{func.value.value}.append({value}) keeps one more tensor alive on every "
+                          f"iteration of the training loop; append float({value}) "
+                          f"(or {value}.numpy()) instead")
 
 
 def _is_new_list(expr: cst.BaseExpression | None) -> bool:
