@@ -745,8 +745,9 @@ class TFContext:
             return self._numpy_length(iterable)
         return None
 
-    def _range_length(self, call: cst.Call) -> int | None:
-        bounds = [self.int_value(a.value) for a in call.args if a.keyword is None]
+    def _range_length(self, call: cst.Call, int_of=None) -> int | None:
+        int_of = int_of or self.int_value
+        bounds = [int_of(a.value) for a in call.args if a.keyword is None]
         if not 1 <= len(bounds) <= 3 or None in bounds:
             return None
         start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (bounds + [1])[:3]
@@ -1182,11 +1183,6 @@ class TFContext:
                     if self.qualified_name(target) == "tensorflow.function":
                         self.decorated_traced_names.add(node.name.value)
 
-    @property
-    def loops(self) -> list[cst.For | cst.While]:
-        """The loops open around the current node: in the current function, or at module level."""
-        return self.frames[-1].loops if self.frames else self.module_loops
-
     def _find_keras_model_classes(self, classes: list[cst.ClassDef]) -> set[str]:
         models: set[str] = set()
         changed = True
@@ -1238,7 +1234,7 @@ class TFContext:
             return None
         return latest
 
-    def _resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+    def resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """``expr`` itself, or the value last bound to a name / ``self.attr`` (not unpacked)."""
         if isinstance(expr, cst.Name):
             latest = self.latest_value(expr.value)
@@ -1293,7 +1289,7 @@ class TFContext:
                     and (func.attr.value == "managed_session" or self.is_session(func.value, _depth + 1)))
         if isinstance(expr, cst.Name) or (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                                           and expr.value.value == "self"):
-            value = self._resolved(expr)
+            value = self.resolved(expr)
             if value is not None:  # known: `sess = ort.InferenceSession(...)` is not a TF session
                 return self.is_session(value, _depth + 1)
             return bool(SESSION_NAME(expr.value if isinstance(expr, cst.Name) else expr.attr.value))
@@ -1331,7 +1327,7 @@ class TFContext:
             return last not in NON_OP_FUNCTIONS
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in OPTIMIZER_GRAPH_METHODS:
-            optimizer = self._resolved(func.value)
+            optimizer = self.resolved(func.value)
             built_by = (self.call_name(optimizer) or "") if optimizer is not None else ""
             return built_by.startswith("tensorflow.train.") and built_by.endswith("Optimizer")
         return False
@@ -1369,7 +1365,7 @@ class TFContext:
         if graph is None:
             return False
         if isinstance(graph, cst.Name):
-            value = self._resolved(graph)
+            value = self.resolved(graph)
             if value is None or not any(value is n for n in self.walk(loop)):
                 return False
             graph = value
@@ -1377,7 +1373,7 @@ class TFContext:
 
     # Eager training loops ------------------------------------------------------------------
     def is_gradient_tape(self, expr: cst.BaseExpression) -> bool:
-        value = self._resolved(expr)
+        value = self.resolved(expr)
         if value is not None and self.call_name(value) == "tensorflow.GradientTape":
             return True
         return isinstance(expr, cst.Name) and bool(TAPE_NAME(expr.value))
@@ -1422,7 +1418,7 @@ class TFContext:
             return False
         if expr.value in self.decorated_traced_names:
             return True
-        value = self._resolved(expr)
+        value = self.resolved(expr)
         return value is not None and self.call_name(value) == "tensorflow.function"
 
     def is_eager_tensor(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
@@ -1457,14 +1453,14 @@ class TFContext:
             if func.attr.value == "gradient":
                 return self.is_gradient_tape(func.value)
             if func.attr.value == "result":
-                metric = self._resolved(func.value)
+                metric = self.resolved(func.value)
                 return metric is not None and (self.call_name(metric) or "").startswith("keras.metrics.")
             return False
         if self.is_traced_callable(func):
             return True
         if isinstance(func, cst.Name) and self._returns_tensor_op(func.value):
             return True
-        callee = self._resolved(func)
+        callee = self.resolved(func)
         if callee is None or callee is func:
             return False
         callee_name = self.call_name(callee) or ""
@@ -1516,7 +1512,7 @@ class TFContext:
 
     def is_keras_model(self, expr: cst.BaseExpression) -> bool:
         """``expr`` holds a Keras model: the value last bound to it builds or loads one."""
-        value = self._resolved(expr)
+        value = self.resolved(expr)
         return value is not None and self.is_keras_model_build(value)
 
     def clears_session(self, node: cst.CSTNode) -> bool:
@@ -1529,7 +1525,7 @@ class TFContext:
     def loops_running(self, node: cst.CSTNode) -> list[cst.For | cst.While]:
         """The open loops that run ``node`` once per iteration: the iterable of a ``for`` is
         evaluated once, before its loop starts."""
-        loops = self.loops
+        loops = self.open_loops
         if loops and isinstance(loops[-1], cst.For):
             header = loops[-1].iter
             if node is header or any(node is n for n in self.walk(header)):
@@ -1549,7 +1545,7 @@ class TFContext:
             known = [c for c in counts if c is not None]
             return min(known) if known else None
         if isinstance(iterable, cst.Name):
-            value = self._resolved(iterable)
+            value = self.resolved(iterable)
             if isinstance(value, (cst.List, cst.Tuple)):
                 return self.trip_count(value)
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
@@ -1557,11 +1553,7 @@ class TFContext:
             return self.flow_int(iterable.args[0].value)  # dataset.take(1)
         if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" \
                 and "range" not in self.aliases:
-            bounds = [self.flow_int(a.value) for a in iterable.args if a.keyword is None]
-            if 1 <= len(bounds) <= 3 and None not in bounds:
-                start, stop, step = (0, bounds[0], 1) if len(bounds) == 1 else (bounds + [1])[:3]
-                if step:
-                    return max(0, -(-(stop - start) // step))  # type: ignore[operator]
+            return self._range_length(iterable, self.flow_int)
         return self.trip_count(iterable)
 
     def flow_int(self, expr: cst.BaseExpression, _depth: int = 0) -> int | None:
@@ -1639,10 +1631,6 @@ class TFContext:
                     and any(isinstance(t.target, cst.Subscript) for t in node.targets):
                 return True
         return False
-
-    def resolved(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
-        """The expression a name or ``self.attr`` was last bound to (``expr`` itself otherwise)."""
-        return self._resolved(expr)
 
     def _returns_tensor_op(self, name: str) -> bool:
         """A local function whose every ``return`` is a TensorFlow op or Keras loss/op call

@@ -255,7 +255,7 @@ class GraphGrowthInSessionLoop(Rule):
         self._statements.pop()
 
     def visit_With(self, node: cst.With) -> None:
-        loops = self.context.loops
+        loops = self.context.open_loops
         fresh = bool(loops) and any(self.context.makes_fresh_graph(item.item, loops[-1])
                                     for item in node.items)
         self._fresh_graph += fresh
@@ -268,7 +268,7 @@ class GraphGrowthInSessionLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
-        loops = context.loops
+        loops = context.open_loops
         if not loops or context.in_traced_function or self._fresh_graph:
             return
         if not context.creates_graph_ops(node):
