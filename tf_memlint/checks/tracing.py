@@ -486,8 +486,7 @@ class LargeConstantInGraph(Rule):
         for array in arrays:
             if context.is_ndarray(array) and self._large(array, captured=False):
                 where = "a traced function" if context.in_traced_function else "a TF1 graph"
-                short = name.rsplit(".", 1)[-1]
-                self.report(node, f"{short}() of the NumPy array {code_of(array)}{self._size_text(array)} "
+                self.report(node, f"{code_of(node.func)}() of the NumPy array {code_of(array)}{self._size_text(array)} "
                                   f"in {where} embeds the array in the GraphDef; feed it as an argument, "
                                   f"a tf.Variable or a placeholder instead")
                 for element in arrays:
