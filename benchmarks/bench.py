@@ -103,7 +103,8 @@ def per_file_costs(files: list[str]) -> list[tuple[str, int, float]]:
             lint_file(path, codes, {})
             best = min(best, time.perf_counter() - started)
         kinds[kind].append(best)
-    return [(kind, len(times), 1000 * sum(times) / len(times) if times else 0.0) for kind, times in kinds.items()]
+    return [(kind, len(times), 1000 * sum(times) / len(times) if times else 0.0)
+            for kind, times in kinds.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,8 +125,9 @@ def main(argv: list[str] | None = None) -> int:
                 ("flake8 -j1", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, "-j1", *files]),
                 ("flake8+TFM -j1", [python, "-m", "flake8", *flake8, "-j1", *files])]
         if not args.skip_flake8_parallel:
-            runs += [(f"flake8 -j{args.jobs}", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, f"-j{args.jobs}", *files]),
-                     (f"flake8+TFM -j{args.jobs}", [python, "-m", "flake8", *flake8, f"-j{args.jobs}", *files])]
+            jobs = f"-j{args.jobs}"
+            runs += [(f"flake8 {jobs}", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, jobs, *files]),
+                     (f"flake8+TFM {jobs}", [python, "-m", "flake8", *flake8, jobs, *files])]
         runs += [("tf-memlint -j1", [*tf_memlint, "-j1", *files]),
                  (f"tf-memlint -j{args.jobs}", [*tf_memlint, f"-j{args.jobs}", *files])]
         print(f"corpus: {len(files)} files, {lines} lines (site-packages keras + tensorflow/python"
@@ -153,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"plugin overhead on flake8 -j{args.jobs}: {100 * par:+.0f}%")
         print(f"tf-memlint -j{args.jobs} / flake8 -j{args.jobs}: "
               f"{times[f'tf-memlint -j{args.jobs}'] / times[f'flake8 -j{args.jobs}']:.2f}")
-    print(f"tf-memlint -j{args.jobs} / flake8 -j1: {times[f'tf-memlint -j{args.jobs}'] / times['flake8 -j1']:.2f} "
+    ratio = times[f"tf-memlint -j{args.jobs}"] / times["flake8 -j1"]
+    print(f"tf-memlint -j{args.jobs} / flake8 -j1: {ratio:.2f} "
           f"(target: below 1)")
     print()
     print("per-file cost of tf-memlint where no rule can fire (best of 3, in process; target < 0.2 ms"

@@ -16,6 +16,10 @@ For each file:
 
 A crash is an exception escaping either door; an internal error is a TFM000 finding (plugin) or a
 "TFM000 internal error" (command). Exit status 1 if there is any of either, else 0.
+
+With --check-gate it also proves the engine's gate on every file: the text import test never
+says "no" where the ast says the file imports TensorFlow, and for every file that imports it,
+the gated engine finds exactly what the ungated one finds (exit status 1 if not).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def _flake8_options():
                            verbose=0, stdin_display_name="stdin", disable_noqa=False)
 
 
-def sweep_one(path: str) -> dict:
+def sweep_one(path: str, check_gate: bool = False) -> dict:
     from tf_memlint.files import lint_file
     from tf_memlint.flake8_plugin import TFMemlintChecker
     from tf_memlint.rule import all_rules
@@ -98,20 +102,45 @@ def sweep_one(path: str) -> dict:
         out["cli"] = entry
     except Exception:  # noqa: BLE001
         out["cli"] = {"crash": traceback.format_exc(limit=6)}
+    if check_gate:
+        out["gate"] = _check_gate(path, codes)
     return out
 
 
-def _chunk(paths: list[str]) -> list[dict]:
-    return [sweep_one(p) for p in paths]
+def _check_gate(path: str, codes: list[str]) -> dict:
+    from tf_memlint.engine import LintError, ModuleFacts, lint_source, may_import_tf, parse_ast
+    from tf_memlint.files import read_source
+
+    try:
+        raw = Path(path).read_bytes()
+        tree = parse_ast(raw)
+        if tree is None or not ModuleFacts(tree).imports_tf():
+            return {}
+        result: dict = {"imports_tf": True}
+        if not may_import_tf(raw):
+            result["unsound_text_test"] = True
+        source = read_source(path)
+        gated, ungated = lint_source(source, codes), lint_source(source, codes, gate=False)
+        if gated != ungated:
+            result["differ"] = [str(d) for d in set(gated) ^ set(ungated)]
+        return result
+    except LintError:
+        return {}
+    except Exception:  # noqa: BLE001
+        return {"crash": traceback.format_exc(limit=6)}
 
 
-def run(files: list[str], jobs: int) -> list[dict]:
+def _chunk(paths: list[str], check_gate: bool = False) -> list[dict]:
+    return [sweep_one(p, check_gate) for p in paths]
+
+
+def run(files: list[str], jobs: int, check_gate: bool = False) -> list[dict]:
     if jobs <= 1:
-        return _chunk(files)
+        return _chunk(files, check_gate)
     size = max(1, min(32, len(files) // (jobs * 8) or 1))
     chunks = [files[i:i + size] for i in range(0, len(files), size)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return [r for batch in pool.map(_chunk, chunks) for r in batch]
+        return [r for batch in pool.map(_chunk, chunks, [check_gate] * len(chunks)) for r in batch]
 
 
 def summarise(results: list[dict]) -> dict:
@@ -130,6 +159,14 @@ def summarise(results: list[dict]) -> dict:
             "crashes": [r["path"] + "\n" + r[door]["crash"] for r in results if "crash" in r[door]],
             "internal_errors": [f"{r['path']}: {r[door]['internal']}" for r in results if r[door].get("internal")],
         }
+    gates = [r for r in results if r.get("gate")]
+    if gates:
+        summary["gate"] = {
+            "files_importing_tf": sum(1 for r in gates if r["gate"].get("imports_tf")),
+            "unsound_text_test": [r["path"] for r in gates if r["gate"].get("unsound_text_test")],
+            "gated_differs": [f"{r['path']}: {r['gate']['differ']}" for r in gates if r["gate"].get("differ")],
+            "crashes": [r["path"] + "\n" + r["gate"]["crash"] for r in gates if r["gate"].get("crash")],
+        }
     return summary
 
 
@@ -139,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=0, help="about this many files per tree (0: all)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", type=Path, help="write the full per-file results here")
+    parser.add_argument("--check-gate", action="store_true",
+                        help="also compare the gated and ungated engine on every file importing TF")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     files: list[str] = []
@@ -150,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             found = [found[int(i * step)] for i in range(args.sample)]
         per_root[str(root)] = len(found)
         files.extend(found)
-    results = run(files, args.jobs)
+    results = run(files, args.jobs, args.check_gate)
     summary = summarise(results)
     summary["roots"] = per_root
     summary["seconds"] = round(time.perf_counter() - started, 1)
@@ -166,7 +205,15 @@ def main(argv: list[str] | None = None) -> int:
               f"skipped by flake8 (E999) {s['skipped_by_flake8']}, refused with an error {s['refused_with_error']}")
         for line in s["crashes"][:10] + s["internal_errors"][:10]:
             print("    " + line.replace("\n", "\n    "))
+    gate = summary.get("gate")
+    if gate:
+        print(f"          gate: {gate['files_importing_tf']} files import TensorFlow/Keras; text test unsound on "
+              f"{len(gate['unsound_text_test'])}, gated findings differ on {len(gate['gated_differs'])}, "
+              f"crashes {len(gate['crashes'])}")
+        for line in (gate["unsound_text_test"] + gate["gated_differs"] + gate["crashes"])[:10]:
+            print("    " + line.replace("\n", "\n    "))
     failed = any(summary[d]["crashes"] or summary[d]["internal_errors"] for d in ("flake8", "cli"))
+    failed = failed or bool(gate and (gate["unsound_text_test"] or gate["gated_differs"] or gate["crashes"]))
     return 1 if failed else 0
 
 

@@ -84,6 +84,10 @@ def test_gated_and_ungated_engine_agree_on_real_code():
     "from tensorflow.python import keras\nfrom tensorflow import function\n",
     "from \\\n  tensorflow.python.ops import x\nimport keras\n",
     "import tensorflow_datasets as tfds\n",
+    "import os,\\\n    tensorflow\n",
+    "try: import keras\nexcept ImportError: pass\n",
+    "x = 1; import tensorflow as tf\n",
+    "from tensorflow import (\n    keras,  # comment\n    function)\n",
 ])
 def test_import_text_test_keeps_public_imports(source):
     raw = source.encode()
@@ -97,6 +101,10 @@ def test_import_text_test_keeps_public_imports(source):
     "from keras.src import backend\nfrom keras.src.layers import Dense\n",
     "from tensorflow.core.protobuf import config_pb2\nfrom tensorflow.lite.python import lite\n",
     "import os\n",
+    '@keras_export("keras.layers.Dense")\nclass Dense: pass\n',
+    'URL = "https://storage.googleapis.com/tensorflow/keras-applications/"\n',
+    "# This module needs tensorflow and keras.\nimport numpy\n",
+    "from keras.src import tree as tensorflow\n",
 ])
 def test_import_text_test_skips_internals(source):
     raw = source.encode()

@@ -180,7 +180,8 @@ def _first_line(error: BaseException) -> str:
 # under it; ".attr" matches that attribute on any receiver; "*" always. From DESIGN.md section 2.
 # Each entry mirrors what the rule's context predicates need (names from tf_memlint.context
 # where it has them, so the gate follows when the context learns a new spelling).
-_SESSIONS = frozenset(getattr(_context, "SESSION_CLASSES", {"tensorflow.Session", "tensorflow.InteractiveSession"}))
+_SESSIONS = frozenset(getattr(_context, "SESSION_CLASSES",
+                              {"tensorflow.Session", "tensorflow.InteractiveSession"}))
 _TF1_GRAPH = frozenset(getattr(_context, "TF1_GRAPH_CALLS", set())) | _SESSIONS | {
     "tensorflow.placeholder", "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"}
 # context.is_session_run: sess.run / partial_run / eval; the session may be a parameter.
@@ -430,23 +431,39 @@ def may_import_tf(raw: bytes) -> bool:
     """A text test, sound for ``ModuleFacts.imports_tf``: False only when no import statement can
     bind a public TF/Keras module, so the command skips ``ast.parse`` for TensorFlow's own files.
 
-    A public alias needs a module-head word (tensorflow, keras, tf_keras, tensorflow_datasets)
-    not after a dot. The one kind of occurrence that cannot bind one is ``from <head>.<private>``
-    (``from tensorflow.python.x import y``: every name it binds is private), so that is the
-    only kind this skips; ``import tensorflow.python.x`` binds ``tensorflow`` and counts.
+    Only a module head (tensorflow, keras, tf_keras, tensorflow_datasets) right after ``import``,
+    ``from`` or a comma (``import os, tensorflow``) can start such a binding; the names listed
+    after ``from M import`` cannot (``M.name`` is public only if ``M`` is). Of those, ``from
+    <head>.<private> import ...`` binds only private names. ``import tensorflow.python.x`` binds
+    ``tensorflow`` itself and counts. Mentions in strings, comments and URLs do not.
     """
     for match in _HEAD.finditer(raw):
         start, end = match.span()
-        before = raw[max(0, start - 64):start].rstrip(_SPACE)  # bounded: never quadratic
-        if before.endswith(b"."):
-            continue  # `tensorflow . python` split by spaces: not a head
-        private = _PRIVATE_NEXT.get(match.group(1))
-        if private and before.endswith(b"from") and (len(before) == 4 or not _is_word(before[-5])):
+        window = raw[max(0, start - 64):start]  # bounded: never quadratic
+        before = window.rstrip(_SPACE)
+        if not before:
+            if start > 64:
+                return True  # a run of whitespace longer than the window: cannot tell
+            before = b""
+        if before.endswith(b","):
+            return True
+        keyword = _keyword_before(before)
+        if keyword == b"import":
+            return True
+        if keyword == b"from":
+            private = _PRIVATE_NEXT.get(match.group(1))
             rest = raw[end:end + 64].lstrip(_SPACE)
-            if rest.startswith(b".") and rest[1:].lstrip(_SPACE).startswith(private):
-                continue
-        return True
+            if not (private and rest.startswith(b".") and rest[1:].lstrip(_SPACE).startswith(private)):
+                return True
     return False
+
+
+def _keyword_before(before: bytes) -> bytes | None:
+    for keyword in (b"import", b"from"):
+        if before.endswith(keyword) and (
+                len(before) == len(keyword) or not _is_word(before[-len(keyword) - 1])):
+            return keyword
+    return None
 
 
 def _is_word(byte: int) -> bool:

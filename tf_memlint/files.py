@@ -38,15 +38,27 @@ def discover(paths: list[str], exclude: list[str], force_exclude: bool = False) 
     linted even if they match an exclude pattern (as ruff does) unless ``force_exclude``."""
     for given in paths:
         root = Path(given)
+        if force_exclude and _excluded_with_parents(root, exclude):
+            continue
         if root.is_dir():
-            if force_exclude and _excluded(root, exclude):
-                continue
             yield from _walk(root, exclude)
         elif root.exists() or root.is_symlink():
-            if not (force_exclude and _excluded(root, exclude)):
-                yield given, None
+            yield given, None
         else:
             yield given, "no such file or directory"
+
+
+def _excluded_with_parents(path: Path, patterns: list[str]) -> bool:
+    """A named path is excluded when it or a directory above it (within the project: relative
+    to the current directory) matches, as ruff's --force-exclude does: pre-commit passes
+    ``generated/model.py``, and ``exclude = ["generated"]`` must cover it."""
+    if path.is_absolute():
+        try:
+            path = path.relative_to(Path.cwd())
+        except ValueError:
+            return _excluded(path, patterns)
+    parts = path.parts
+    return any(_excluded(Path(*parts[:i]), patterns) for i in range(len(parts), 0, -1))
 
 
 def _walk(root: Path, exclude: list[str]) -> Iterator[tuple[str, str | None]]:

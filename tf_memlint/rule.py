@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from tf_memlint.context import (
+    DATASET_TRACING_METHODS,
     KERAS_BASE_CLASSES,
     TRACING_CALLS,
     TFContext,
@@ -27,10 +28,12 @@ from tf_memlint.context import (
 #   "*"                    always: the rule can fire in any module that imports TensorFlow/Keras
 # TRACED_SCOPE is everything that can make a function traced (context.TRACING_CALLS, the Keras
 # Model/Layer bases, tf.data datasets): a rule that fires only inside traced code declares it.
-# (Dataset.map and friends need no attribute trigger: context.is_dataset only knows datasets made
-# by tensorflow.data / tensorflow_datasets names. Teach it another source, add that name here.)
+# A Dataset.map (filter, ...) body is traced: context.is_dataset knows datasets made by
+# tensorflow.data / tensorflow_datasets names only. Teach it another source, add it here.
+_DATASET_SOURCES = ("tensorflow.data", "tensorflow_datasets")
 TRACED_SCOPE: frozenset[str] = frozenset(
-    TRACING_CALLS | KERAS_BASE_CLASSES | {"tensorflow.data", "tensorflow_datasets"}
+    TRACING_CALLS | KERAS_BASE_CLASSES
+    | {f"{source}&.{method}" for source in _DATASET_SOURCES for method in DATASET_TRACING_METHODS}
 )
 
 
