@@ -22,10 +22,10 @@ from tf_memlint.engine import (
     may_have_trigger,
     may_import_tf,
     rule_triggers,
-    walk,
 )
 from tf_memlint.files import read_source
 from tf_memlint.rule import Rule, all_rules
+from tf_memlint.walk import walk
 
 BAD_FIXTURES = [p for p in fixture_files() if p.name.startswith("bad") and expectations(p)]
 

@@ -23,6 +23,7 @@ from typing import Iterator
 import libcst as cst
 
 from tf_memlint.names import canonical
+from tf_memlint.walk import walk
 
 _EMPTY_MODULE = cst.Module(body=[])
 
@@ -415,7 +416,7 @@ class _Finder(cst.CSTVisitor):
 
 def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     finder = _Finder(target)
-    root.visit(finder)
+    walk(root, finder)
     return finder.found
 
 
@@ -425,7 +426,7 @@ class TFContext:
     def __init__(self, module: cst.Module) -> None:
         self.module = module
         facts = _FactCollector(module)
-        module.visit(facts)
+        walk(module, facts)
         self.aliases = facts.aliases
         self.scopes = facts.scopes
         self.module_scope = self.scopes[module]

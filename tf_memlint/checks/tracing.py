@@ -6,6 +6,7 @@ import libcst as cst
 
 from tf_memlint.context import NUMPY_FILE_READERS, NUMPY_SHAPED_FACTORIES, Kind, _target_names, code_of
 from tf_memlint.rule import Rule, register
+from tf_memlint.walk import walk
 
 # Below this many iterations an unrolled loop is a few hundred graph nodes: idiomatic, not a
 # memory problem (measured: 5 nodes per iteration, +12 MiB RSS at 10 -> +76 MiB at 1000).
@@ -373,7 +374,7 @@ def _names_bound_in(loops: list[cst.For | cst.While]) -> set[str]:
             return False
 
     for loop in loops:
-        loop.visit(Binder())
+        walk(loop, Binder())
     return names
 
 
@@ -386,10 +387,10 @@ def _mentions(expr: cst.BaseExpression, names: set[str]) -> bool:
             found = found or node.value in names
 
         def visit_Attribute(self, node: cst.Attribute) -> bool:
-            node.value.visit(self)  # the attribute name itself is not a variable
+            walk(node.value, self)  # the attribute name itself is not a variable
             return False
 
-    expr.visit(Finder())
+    walk(expr, Finder())
     return found
 
 
