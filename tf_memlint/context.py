@@ -420,6 +420,9 @@ def _contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     return finder.found
 
 
+_BINDING_NODES = frozenset({cst.Assign, cst.WithItem, cst.For, cst.AugAssign})
+
+
 class TFContext:
     """The shared TensorFlow analysis of one module. Built once; updated by the engine's walk."""
 
@@ -570,33 +573,32 @@ class TFContext:
         return node in self.traced_lambdas or bool(self.frames and self.frames[-1].traced)
 
     # Walk-time state -----------------------------------------------------------------------
+    # enter/leave run for every node of the walk: they test ``type(node)`` by identity, because
+    # isinstance against LibCST's ABC-based node classes costs a metaclass call each time.
     def enter(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.FunctionDef):
-            traced = self._is_traced_def(node)
-            self._push_frame(node, traced)
-        elif isinstance(node, cst.Lambda):
-            self._push_frame(node, self._is_traced_lambda(node))
-        elif isinstance(node, cst.ClassDef):
-            self._class_stack.append(node)
+        kind = type(node)
+        if kind is cst.FunctionDef:
+            self._push_frame(node, self._is_traced_def(node))  # type: ignore[arg-type]
+        elif kind is cst.Lambda:
+            self._push_frame(node, self._is_traced_lambda(node))  # type: ignore[arg-type]
+        elif kind is cst.ClassDef:
+            self._class_stack.append(node)  # type: ignore[arg-type]
             self._scope_stack.append(self.scopes[node])
-        elif isinstance(node, (cst.For, cst.While)) and self.frames:
-            self.frames[-1].loops.append(node)
-        elif isinstance(node, (cst.For, cst.While)):
-            self.module_loops.append(node)
-        if isinstance(node, (cst.Assign, cst.WithItem, cst.For, cst.AugAssign)):
+        elif kind is cst.For or kind is cst.While:
+            self.open_loops.append(node)  # type: ignore[arg-type]
+        if kind in _BINDING_NODES:
             self._record_binding(node)
 
     def leave(self, node: cst.CSTNode) -> None:
-        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.Lambda:
             self.frames.pop()
             self._scope_stack.pop()
-        elif isinstance(node, cst.ClassDef):
+        elif kind is cst.ClassDef:
             self._class_stack.pop()
             self._scope_stack.pop()
-        elif isinstance(node, (cst.For, cst.While)) and self.frames:
-            self.frames[-1].loops.pop()
-        elif isinstance(node, (cst.For, cst.While)):
-            self.module_loops.pop()
+        elif kind is cst.For or kind is cst.While:
+            self.open_loops.pop()
 
     def _push_frame(self, node: cst.CSTNode, traced: bool) -> None:
         scope = self.scopes[node]
