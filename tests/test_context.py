@@ -96,6 +96,9 @@ def test_traced_scope_detection(source, expected):
     ("from keras.models import Sequential\nx = Sequential", "keras.Sequential"),
     ("import numpy as tf\nx = tf.function", None),
     ("from tensorflow.python.ops import array_ops\nx = array_ops.zeros", None),
+    # TF's own quantization tooling: internal, not an op (a TFM202 false positive on TF itself)
+    ("from tensorflow.compiler.mlir.quantization.tensorflow.python import representative_dataset as rd\n"
+     "x = rd.create_feed_dict_from_input_data", None),
 ])
 def test_canonical_names(source, name):
     module = cst.parse_module(source)

@@ -29,7 +29,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tf_memlint import context as _context
 from tf_memlint.context import TFContext
-from tf_memlint.names import MENTIONS_TF, canonical
+from tf_memlint.names import MENTIONS_TF, PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import TRACED_SCOPE, Diagnostic, Rule, all_rules
 from tf_memlint.walk import walk
 
@@ -362,7 +362,7 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
 
 
 _HEAD = re.compile(rb"(?<![\w.])(tensorflow_datasets|tensorflow|tf_keras|keras)(?!\w)")
-_PRIVATE_NEXT = {b"tensorflow": (b"python", b"core", b"lite"), b"keras": (b"src",)}
+_PRIVATE_NEXT = {top.encode(): tuple(sub.encode() for sub in subs) for top, subs in PRIVATE_SUBPACKAGES.items()}
 _SPACE = b" \t\f\r\n\\"
 
 

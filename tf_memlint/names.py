@@ -13,7 +13,12 @@ from __future__ import annotations
 
 import re
 
-_PRIVATE_PREFIXES = ("tensorflow.python", "keras.src", "tensorflow.core", "tensorflow.lite")
+# TensorFlow's and Keras's own implementation packages: not the public API users import.
+PRIVATE_SUBPACKAGES = {
+    "tensorflow": ("python", "core", "lite", "compiler", "tsl", "tools", "dtensor", "include"),
+    "keras": ("src",),
+}
+_PRIVATE_PREFIXES = tuple(f"{top}.{sub}" for top, subs in PRIVATE_SUBPACKAGES.items() for sub in subs)
 
 # Longest prefix first: rewrites applied to a dotted name until it stops changing.
 _CANONICAL_PREFIXES = (
