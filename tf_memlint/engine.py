@@ -16,6 +16,7 @@ The steps, cheapest first; each one ends the work for a file that cannot have fi
 from __future__ import annotations
 
 import ast
+import gc
 import dataclasses
 import re
 import sys
@@ -486,6 +487,24 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
 
 def _lint_cst(source: bytes | str, registry: dict[str, type[Rule]], wanted: list[str],
               settings: dict[str, Any]) -> list[Diagnostic]:
+    """The LibCST phase, with the cyclic garbage collector paused.
+
+    A LibCST tree is hundreds of thousands of small objects; each allocation burst triggers GC
+    passes that scan the host's whole heap (flake8's trees, tokens and results included):
+    measured a third of the plugin's time on a 12k-line file. The tree holds no reference
+    cycles, so reference counting frees it when the call returns; the collector resumes after.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _lint_cst_unpaused(source, registry, wanted, settings)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wanted: list[str],
+                       settings: dict[str, Any]) -> list[Diagnostic]:
     module = parse(source)
     context = TFContext(module)
     if not context.aliases or not any(_is_tf(m) for m in context.aliases.values()):
