@@ -51,6 +51,8 @@ class PersistentTapeNotReleased(Rule):
     the function simply returns after its last use (the local is freed then), and when the tape
     is returned, yielded, or its name is bound again later in the scope (``tape = None``, a new
     ``with tf.GradientTape() as tape:``): rebinding drops the last reference just like ``del``.
+    For the same reason a tape created inside a loop is silent: the next iteration rebinds it, so
+    at most one iteration's recording is held, however long the loop runs.
     """
 
     code = "TFM401"
@@ -73,6 +75,8 @@ class PersistentTapeNotReleased(Rule):
             return
         if context.in_traced_function:
             return
+        if context.open_loops:
+            return  # bound afresh on every iteration: each rebinding releases the previous tape
         frame = context.function
         nodes = context.walk(frame.node if frame is not None else context.module)
         start = next((i for i, n in enumerate(nodes) if n is call), None)
