@@ -121,6 +121,40 @@ class TensorListAppendInTracedLoop(Rule):
                 return
 
 
+def _is_none_test(test: cst.BaseExpression, name: str) -> bool:
+    """``name is None``: the guard of the lazy creation idiom."""
+    return (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == name
+            and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Is)
+            and isinstance(test.comparisons[0].comparator, cst.Name)
+            and test.comparisons[0].comparator.value == "None")
+
+
+def _only_created_once(function: cst.CSTNode, name: str) -> bool:
+    """Every write of ``name`` sits under ``if name is None:``: the documented way to create a
+    tf.Variable or generator on the first trace only (later traces see it already set)."""
+    guarded: set[int] = set()
+    writes: list[cst.CSTNode] = []
+
+    class Writes(cst.CSTVisitor):
+        def visit_If(self, node: cst.If) -> None:
+            if _is_none_test(node.test, name):
+                class Inner(cst.CSTVisitor):
+                    def visit_Assign(self, inner: cst.Assign) -> None:
+                        guarded.add(id(inner))
+                walk(node.body, Inner())
+
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+                writes.append(node)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Name) and node.target.value == name:
+                writes.append(node)
+
+    walk(function, Writes())
+    return bool(writes) and all(id(w) in guarded for w in writes)
+
+
 @register
 class PythonStateInTracedFunction(Rule):
     """Writing Python state that lives outside a traced function.
@@ -158,7 +192,8 @@ class PythonStateInTracedFunction(Rule):
         frame = self.context.function
         if frame is None or not frame.traced:
             return
-        written = [n.name.value for n in node.names if n.name.value in frame.scope.assignments]
+        written = [n.name.value for n in node.names if n.name.value in frame.scope.assignments
+                   and not _only_created_once(frame.node, n.name.value)]
         if written:
             self.report(node, f"{keyword} {', '.join(written)} written in a traced function runs once "
                               f"per trace, not once per call; keep the state in a tf.Variable")
