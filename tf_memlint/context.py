@@ -1513,6 +1513,17 @@ class TFContext:
             self._loop_facts[key] = found
         return self._loop_facts[key]
 
+    def overrides(self, expr: cst.BaseExpression, method: str) -> bool:
+        """``expr`` holds an instance of a class of this module that defines ``method`` itself
+        (a Keras subclass with its own ``predict`` is not Keras's ``predict``)."""
+        value = self.resolved(expr)
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return False
+        return any(isinstance(node, cst.ClassDef) and node.name.value == value.func.value
+                   and any(isinstance(statement, cst.FunctionDef) and statement.name.value == method
+                           for statement in node.body.body)
+                   for node in self.scopes)
+
     def is_keras_model(self, expr: cst.BaseExpression) -> bool:
         """``expr`` holds a Keras model: the value last bound to it builds or loads one."""
         value = self.resolved(expr)

@@ -281,8 +281,9 @@ class PredictInLoop(Rule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args):
             return
         context = self.context
-        if context.in_traced_function or not context.is_keras_model(func.value):
-            return
+        if context.in_traced_function or not context.is_keras_model(func.value) \
+                or context.overrides(func.value, "predict"):
+            return  # not Keras's predict: the model's own class defines a predict method
         loops = context.loops_running(node)
         if not loops or _loop_is_small(context, loops, self.settings["predict_loop_min_iterations"]):
             return
