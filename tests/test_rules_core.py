@@ -62,3 +62,20 @@ def test_keras_only_in_a_comment_is_not_tensorflow(lint):
 def test_tfm103_ignores_globals_only_read(lint):
     source = "import tensorflow as tf\nTABLE = {}\n@tf.function\ndef f(x):\n    return TABLE.get(x)\n"
     assert lint(source) == []
+
+
+def test_opt_in_rules_run_only_when_named_by_full_code(monkeypatch):
+    """Like flake8-bugbear's B9xx: an opt-in rule is off by default and under family prefixes."""
+    from tf_memlint import rule as rule_module
+    from tf_memlint.engine import enabled_codes
+
+    class OptIn(rule_module.Rule):
+        code, name, summary, default_enabled = "TFM199", "opt-in-example", "example", False
+
+    monkeypatch.setitem(rule_module._REGISTRY, "TFM199", OptIn)
+    assert "TFM199" not in enabled_codes()
+    assert "TFM199" not in enabled_codes(select=["TFM"])
+    assert "TFM199" not in enabled_codes(select=["TFM1"])
+    assert "TFM199" in enabled_codes(extend_select=["TFM199"])
+    assert enabled_codes(select=["TFM199"]) == ["TFM199"]
+    assert "TFM199" not in enabled_codes(extend_select=["TFM199"], ignore=["TFM199"])
