@@ -18,7 +18,7 @@ small syntax helpers shared with the rules in ``syntax.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import libcst as cst
 
@@ -339,7 +339,7 @@ class TFContext(FlowFacts):
         self.scopes = facts.scopes
         self.module_scope = self.scopes[module]
         self.dataset_names = self._find_dataset_names()
-        self.keras_classes = self._find_keras_classes(facts.classes)
+        self.keras_classes = self.subclasses_of(facts.classes, KERAS_BASE_CLASSES)
         (self.traced_function_names, self.traced_lambdas,
          self.python_function_names, self.python_lambdas) = self._find_traced_functions(facts.calls)
         self.mapped_function_names, self.mapped_lambdas = self._find_mapped_functions(facts.calls)
@@ -366,10 +366,6 @@ class TFContext(FlowFacts):
 
     def call_name(self, node: cst.CSTNode) -> str | None:
         return self.qualified_name(node.func) if isinstance(node, cst.Call) else None
-
-    def is_tf_call(self, node: cst.CSTNode) -> bool:
-        name = self.call_name(node)
-        return name is not None and name.startswith("tensorflow.")
 
     # Datasets, Keras classes, traced functions (pre-pass results) -----------------------------
     def is_dataset(self, expr: cst.BaseExpression) -> bool:
@@ -401,21 +397,25 @@ class TFContext(FlowFacts):
                     changed = True
         return self.dataset_names
 
-    def _find_keras_classes(self, classes: list[cst.ClassDef]) -> set[str]:
-        keras_classes: set[str] = set()
+    def subclasses_of(self, classes: list[cst.ClassDef], bases: Iterable[str]) -> set[str]:
+        """Names of the classes of this module that derive from one of ``bases`` (canonical
+        names), directly or through another class of the module: class Block(Layer); class
+        Net(Block) are both Keras layers."""
+        bases = frozenset(bases)
+        found: set[str] = set()
         changed = True
-        while changed:  # class Block(Layer); class Net(Block): both are Keras layers
+        while changed:
             changed = False
             for cls in classes:
-                if cls.name.value in keras_classes:
+                if cls.name.value in found:
                     continue
                 for base in cls.bases:
-                    if (self.qualified_name(base.value) in KERAS_BASE_CLASSES
-                            or (isinstance(base.value, cst.Name) and base.value.value in keras_classes)):
-                        keras_classes.add(cls.name.value)
+                    if (self.qualified_name(base.value) in bases
+                            or (isinstance(base.value, cst.Name) and base.value.value in found)):
+                        found.add(cls.name.value)
                         changed = True
                         break
-        return keras_classes
+        return found
 
     def _function_arguments(self, call: cst.Call) -> Iterator[cst.BaseExpression]:
         for arg in call.args:

@@ -507,7 +507,7 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
                        settings: dict[str, Any]) -> list[Diagnostic]:
     module = parse(source)
     context = TFContext(module)
-    if not context.aliases or not any(_is_tf(m) for m in context.aliases.values()):
+    if not context.aliases or not any(canonical(m) is not None for m in context.aliases.values()):
         return []  # "keras" only in a comment or string: no TF name to resolve
     rules = [registry[code](context, settings) for code in wanted]
     walk(module, _BatchedWalk(context, rules))
@@ -518,10 +518,6 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     return sorted({Diagnostic(positions[node].start.line, positions[node].start.column, code, message)
                    for code, node, message in findings})
-
-
-def _is_tf(module: str) -> bool:
-    return canonical(module) is not None
 
 
 _T = TypeVar("_T")

@@ -78,7 +78,7 @@ class FlowFacts:
         self._latest_attr: dict[tuple[int, str], cst.BaseExpression | None] = {}
         self._walk_cache: dict[tuple[int, bool], list[cst.CSTNode]] = {}
         self._loop_facts: dict[tuple[int, str], bool] = {}
-        self.keras_model_classes = self._find_keras_model_classes(classes)
+        self.keras_model_classes = self.subclasses_of(classes, ("keras.Model", "keras.Sequential"))
         self.decorated_traced_names: set[str] = set()
         self._defs: dict[str, cst.FunctionDef] = {}
         for node in self.scopes:
@@ -90,22 +90,6 @@ class FlowFacts:
                         target = target.func
                     if self.qualified_name(target) == "tensorflow.function":
                         self.decorated_traced_names.add(node.name.value)
-
-    def _find_keras_model_classes(self, classes: list[cst.ClassDef]) -> set[str]:
-        models: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for cls in classes:
-                if cls.name.value in models:
-                    continue
-                for base in cls.bases:
-                    if (self.qualified_name(base.value) in ("keras.Model", "keras.Sequential")
-                            or (isinstance(base.value, cst.Name) and base.value.value in models)):
-                        models.add(cls.name.value)
-                        changed = True
-                        break
-        return models
 
     def _record_binding(self, node: cst.CSTNode) -> None:
         scope = self._scope_stack[-1]

@@ -61,6 +61,3 @@ def canonical(dotted: str) -> str | None:
             dotted = replacement + dotted[len(prefix):]
     return dotted
 
-
-def is_public_tf_module(module: str) -> bool:
-    return canonical(module) is not None

@@ -7,19 +7,17 @@ from pathlib import Path
 _PACKAGE = Path(__file__).resolve().parent
 
 
-def _find(name: str) -> Path:
-    checkout = _PACKAGE.parent / name  # a source checkout or an editable install
-    if checkout.is_dir():
+def data_root() -> Path:
+    """The directory holding rules/ and fixtures/: the checkout (or an editable install) when
+    there is one, else the copy shipped inside the wheel as package data."""
+    checkout = _PACKAGE.parent
+    if (checkout / "rules").is_dir() and (checkout / "fixtures").is_dir():
         return checkout
-    return _PACKAGE / "_data" / name  # a wheel: shipped as package data
+    return _PACKAGE / "_data"
 
 
 def rules_dir() -> Path:
-    return _find("rules")
-
-
-def fixtures_dir() -> Path:
-    return _find("fixtures")
+    return data_root() / "rules"
 
 
 def rule_page(code: str) -> Path:

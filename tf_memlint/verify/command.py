@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+from tf_memlint.resources import data_root
+
 INSTALL_HINT = (
     "tf-memlint verify runs the claims under real TensorFlow, which is not installed here.\n"
     "Install it with:  pip install 'tf-memlint[verify]'   (tensorflow-cpu and matplotlib)\n"
@@ -18,11 +20,9 @@ INSTALL_HINT = (
 
 def shipped_dirs() -> tuple[list[Path], list[Path]]:
     """The shipped claim directories and the roots fixture paths are resolved against."""
-    pkg = Path(__file__).resolve().parent.parent  # the tf_memlint package directory
-    candidates = [pkg.parent, pkg / "_data"]  # the source tree first, then packaged data
-    for root in candidates:
-        if (root / "rules").is_dir() and (root / "fixtures").is_dir():
-            return [root / "rules"], [root]
+    root = data_root()
+    if (root / "rules").is_dir() and (root / "fixtures").is_dir():
+        return [root / "rules"], [root]
     return [], []
 
 
