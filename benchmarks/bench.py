@@ -1,21 +1,31 @@
 #!/usr/bin/env python
-"""Benchmark tf-memlint against flake8 and a bare LibCST parse, on a corpus every install has:
-the site-packages ``keras`` and ``tensorflow/python`` trees.
+"""Benchmark tf-memlint against flake8, on two corpora, in one run: the site-packages ``keras``
+and ``tensorflow/python`` trees that any install has (mostly TensorFlow's own code, which the
+text test skips), and a TensorFlow-heavy corpus of real user code (``--user-corpus``; default
+``/work/corpus/dev``, the development half built by ``benchmarks/corpus/build.py``).
 
-    python benchmarks/bench.py                # the whole corpus (several minutes)
-    python benchmarks/bench.py --sample 10    # every 10th file (a quick look)
+    python benchmarks/bench.py                # both corpora, whole (several minutes)
+    python benchmarks/bench.py --sample 10    # every 10th file of each (a quick look)
 
 Every tool runs as a subprocess on the same list of files, one after the other in one run, so
-the numbers are ratios measured side by side on the same machine, not absolute times:
+the numbers are ratios measured side by side on the same machine, not absolute times. Time is
+the CPU time (user + system) of the child and its waited-for children (``os.wait4``), which
+other load on a shared machine disturbs much less than wall time; memory is the child's peak
+RSS (``ru_maxrss``). flake8 alone and flake8 with the plugin alternate (``--repeat`` rounds,
+the order flipped every round) and the best of each is kept:
 
-  libcst parse     every file parsed by LibCST's native parser, 1 process: the unit
+  libcst parse     every file parsed by LibCST's native parser, 1 process (keras corpus only)
   flake8 -j1       flake8 alone (the TFM plugin removed), pyflakes + pycodestyle + mccabe
   flake8+TFM -j1   the same with the tf-memlint plugin
-  flake8 -jN, flake8+TFM -jN   the same on all N cores (flake8's default)
-  tf-memlint -j1 / -jN         the command, one process / all cores
+  tf-memlint -j1   the command, one process; -jN: all N cores (CPU time summed over workers)
+  flake8 -jN, flake8+TFM -jN   only with ``--flake8-parallel``
 
-It also times, in this process, what one file costs tf-memlint when no rule can fire in it
-(the text test, and where needed ``ast.parse`` and the gate), per kind of file.
+Targets (issue 13): flake8+TFM <= 1.3x flake8 on both corpora; peak RSS of flake8+TFM <= 2x
+flake8 alone; tf-memlint -j1 <= 0.5x flake8 -j1 on the TF-heavy corpus; a generated 10 MB data
+module that imports TensorFlow (no rule trigger) linted in under 30 s wall.
+
+It also counts the files for which the command builds a LibCST tree, and times in this process
+what one file costs tf-memlint when no rule can fire in it (keras corpus), per kind of file.
 """
 
 from __future__ import annotations
@@ -50,10 +60,19 @@ for path in open(sys.argv[1]).read().splitlines():
     except Exception:
         pass
 """
+DEFAULT_USER_CORPUS = "/work/corpus/dev"
+TARGET_PLUGIN, TARGET_RSS, TARGET_COMMAND, TARGET_GENERATED_S = 1.3, 2.0, 0.5, 30.0
 
 
-def corpus(sample: int) -> list[str]:
+def python_files(root: Path) -> list[str]:
     files: list[str] = []
+    for directory, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__" and not d.startswith("."))
+        files.extend(os.path.join(directory, f) for f in sorted(filenames) if f.endswith(".py"))
+    return files
+
+
+def keras_corpus(sample: int) -> list[str]:
     keras = importlib.util.find_spec("keras")
     tensorflow = importlib.util.find_spec("tensorflow")
     roots = []
@@ -61,19 +80,52 @@ def corpus(sample: int) -> list[str]:
         roots.append(Path(list(keras.submodule_search_locations)[0]))
     if tensorflow and tensorflow.submodule_search_locations:
         roots.append(Path(list(tensorflow.submodule_search_locations)[0]) / "python")
-    if not roots:
-        sys.exit("benchmark: neither keras nor tensorflow is installed")
-    for root in roots:
-        for directory, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            files.extend(os.path.join(directory, f) for f in sorted(filenames) if f.endswith(".py"))
+    files = [f for root in roots for f in python_files(root)]
     return files[::sample] if sample > 1 else files
 
 
-def timed(command: list[str]) -> tuple[float, subprocess.CompletedProcess]:
-    started = time.perf_counter()
-    completed = subprocess.run(command, capture_output=True, text=True)
-    return time.perf_counter() - started, completed
+class Run:
+    """One finished subprocess: CPU seconds, wall seconds, peak RSS (MiB), output."""
+
+    def __init__(self, command: list[str]) -> None:
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            started = time.perf_counter()
+            process = subprocess.Popen(command, stdout=out, stderr=err)
+            _, status, usage = os.wait4(process.pid, 0)
+            self.wall = time.perf_counter() - started
+            process.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            self.stdout = out.read().decode("utf-8", "replace")
+            self.stderr = err.read().decode("utf-8", "replace")
+        self.returncode = process.returncode
+        self.cpu = usage.ru_utime + usage.ru_stime
+        self.rss = usage.ru_maxrss / 1024  # KiB on Linux
+        self.findings = sum(1 for line in self.stdout.splitlines() if " TFM" in line)
+
+
+def trees_built(files: list[str]) -> int:
+    """How many of ``files`` the command builds a LibCST tree for (the gate lets them through)."""
+    from tf_memlint import engine
+    from tf_memlint.files import lint_file
+    from tf_memlint.rule import all_rules
+
+    codes = list(all_rules())
+    count = 0
+    real = engine.parse
+
+    def counting(source, *args, **kwargs):
+        nonlocal count
+        count += 1
+        return real(source, *args, **kwargs)
+
+    engine.parse = counting
+    try:
+        for path in files:
+            lint_file(path, codes, {})
+    finally:
+        engine.parse = real
+    return count
 
 
 def per_file_costs(files: list[str]) -> list[tuple[str, int, float]]:
@@ -107,62 +159,119 @@ def per_file_costs(files: list[str]) -> list[tuple[str, int, float]]:
             for kind, times in kinds.items()]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sample", type=int, default=1, help="take every k-th file (default: all)")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="N for the -jN rows")
-    parser.add_argument("--skip-flake8-parallel", action="store_true", help="leave out the flake8 -jN rows")
-    args = parser.parse_args(argv)
-    files = corpus(args.sample)
+def bench_corpus(title: str, files: list[str], args: argparse.Namespace, unit: bool) -> dict[str, Run]:
     lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
     python = sys.executable
     tf_memlint = [python, "-m", "tf_memlint", "--isolated", "--exit-zero"]
     flake8 = ["--isolated", "--exit-zero"]
+    print(f"== {title}: {len(files)} files, {lines:,} lines", flush=True)
+    best: dict[str, Run] = {}
+
+    def run(label: str, command: list[str]) -> None:
+        result = Run(command)
+        if result.returncode not in (0, 1):
+            print(f"  {label}: exit {result.returncode}: {result.stderr.strip()[-500:]}")
+        print(f"  ran {label}: cpu {result.cpu:.1f} s, wall {result.wall:.1f} s, "
+              f"peak {result.rss:.0f} MiB", flush=True)
+        if label not in best or result.cpu < best[label].cpu:
+            best[label] = result
+
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "files.txt"
         listing.write_text("\n".join(files))
-        runs = [("libcst parse (1 process)", [python, "-c", LIBCST_PARSE, str(listing)]),
-                ("flake8 -j1", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, "-j1", *files]),
+        if unit:
+            run("libcst parse (1 process)", [python, "-c", LIBCST_PARSE, str(listing)])
+        pair = [("flake8 -j1", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, "-j1", *files]),
                 ("flake8+TFM -j1", [python, "-m", "flake8", *flake8, "-j1", *files])]
-        if not args.skip_flake8_parallel:
+        for round_ in range(args.repeat):  # alternate: A B, B A, A B ...
+            for label, command in (pair if round_ % 2 == 0 else pair[::-1]):
+                run(label, command)
+        if args.flake8_parallel:
             jobs = f"-j{args.jobs}"
-            runs += [(f"flake8 {jobs}", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, jobs, *files]),
-                     (f"flake8+TFM {jobs}", [python, "-m", "flake8", *flake8, jobs, *files])]
-        runs += [("tf-memlint -j1", [*tf_memlint, "-j1", *files]),
-                 (f"tf-memlint -j{args.jobs}", [*tf_memlint, f"-j{args.jobs}", *files])]
-        print(f"corpus: {len(files)} files, {lines} lines (site-packages keras + tensorflow/python"
-              f"{f', every {args.sample}th file' if args.sample > 1 else ''}); {os.cpu_count()} cores")
-        times: dict[str, float] = {}
-        findings: dict[str, int] = {}
-        for label, command in runs:
-            seconds, completed = timed(command)
-            times[label] = seconds
-            if completed.returncode not in (0, 1):
-                print(f"  {label}: exit {completed.returncode}: {completed.stderr.strip()[-500:]}")
-            findings[label] = sum(1 for line in completed.stdout.splitlines() if " TFM" in line)
-            print(f"  ran {label}: {seconds:.1f} s", flush=True)
-    unit = times["libcst parse (1 process)"]
+            run(f"flake8 {jobs}", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, jobs, *files])
+            run(f"flake8+TFM {jobs}", [python, "-m", "flake8", *flake8, jobs, *files])
+        run("tf-memlint -j1", [*tf_memlint, "-j1", *files])
+        if args.jobs > 1:
+            run(f"tf-memlint -j{args.jobs}", [*tf_memlint, f"-j{args.jobs}", *files])
+
+    base = best["flake8 -j1"]
     print()
-    print(f"{'run':<26}{'wall s':>9}{'lines/s':>11}{'x libcst parse':>16}{'TFM findings':>14}")
-    for label, seconds in times.items():
-        shown = "" if label.startswith(("libcst", "flake8 -")) else str(findings[label])
-        print(f"{label:<26}{seconds:>9.1f}{lines / seconds:>11.0f}{seconds / unit:>16.2f}{shown:>14}")
+    print(f"{'run':<26}{'cpu s':>8}{'wall s':>8}{'lines/cpu s':>13}{'x flake8 -j1':>14}"
+          f"{'peak MiB':>10}{'TFM findings':>14}")
+    for label, result in best.items():
+        shown = "" if label.startswith(("libcst", "flake8 -")) else str(result.findings)
+        print(f"{label:<26}{result.cpu:>8.1f}{result.wall:>8.1f}{lines / max(result.cpu, 1e-9):>13,.0f}"
+              f"{result.cpu / base.cpu:>14.2f}{result.rss:>10.0f}{shown:>14}")
     print()
-    overhead = times["flake8+TFM -j1"] / times["flake8 -j1"] - 1
-    print(f"plugin overhead on flake8 -j1: {100 * overhead:+.0f}% (target: at most +30%)")
-    if not args.skip_flake8_parallel:
-        par = times[f"flake8+TFM -j{args.jobs}"] / times[f"flake8 -j{args.jobs}"] - 1
-        print(f"plugin overhead on flake8 -j{args.jobs}: {100 * par:+.0f}%")
-        print(f"tf-memlint -j{args.jobs} / flake8 -j{args.jobs}: "
-              f"{times[f'tf-memlint -j{args.jobs}'] / times[f'flake8 -j{args.jobs}']:.2f}")
-    ratio = times[f"tf-memlint -j{args.jobs}"] / times["flake8 -j1"]
-    print(f"tf-memlint -j{args.jobs} / flake8 -j1: {ratio:.2f} "
-          f"(target: below 1)")
-    print()
-    print("per-file cost of tf-memlint where no rule can fire (best of 3, in process; target < 0.2 ms"
-          " for files that name no TF module):")
-    for kind, count, ms in per_file_costs(files):
-        print(f"  {kind:<48}{count:>6} files {ms:>8.3f} ms/file")
+    plugin = best["flake8+TFM -j1"].cpu / base.cpu
+    rss = best["flake8+TFM -j1"].rss / base.rss
+    command = best["tf-memlint -j1"].cpu / base.cpu
+    print(f"flake8+TFM / flake8 (-j1, cpu): {plugin:.2f}x  (target <= {TARGET_PLUGIN}x: "
+          f"{'met' if plugin <= TARGET_PLUGIN else 'NOT met'})")
+    print(f"peak RSS flake8+TFM / flake8: {best['flake8+TFM -j1'].rss:.0f} / {base.rss:.0f} MiB = {rss:.2f}x  "
+          f"(target <= {TARGET_RSS}x: {'met' if rss <= TARGET_RSS else 'NOT met'})")
+    print(f"tf-memlint -j1 / flake8 -j1 (cpu): {command:.2f}x  (target on the TF-heavy corpus <= "
+          f"{TARGET_COMMAND}x: {'met' if command <= TARGET_COMMAND else 'NOT met'})")
+    print(f"LibCST trees built by the command: {trees_built(files)} of {len(files)} files")
+    print(flush=True)
+    return best
+
+
+def generated_file(tmp: str) -> float:
+    """Wall seconds for the command on a generated 10 MB data module importing TensorFlow."""
+    row = "W{0} = [{0}, {0}, 0.5, 'abc{0}']\n"
+    path = Path(tmp) / "generated.py"
+    path.write_text("import tensorflow as tf\n" + "".join(row.format(i) for i in range(260_000)))
+    return Run([sys.executable, "-m", "tf_memlint", "--isolated", "-j1", str(path)]).wall
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sample", type=int, default=1, help="take every k-th file of each corpus (default: all)")
+    parser.add_argument("--user-corpus", default=DEFAULT_USER_CORPUS if os.path.isdir(DEFAULT_USER_CORPUS) else None,
+                        help="a TF-heavy corpus of user code, built by benchmarks/corpus/build.py "
+                             f"(default {DEFAULT_USER_CORPUS} when present); 'none' to skip")
+    parser.add_argument("--no-keras", action="store_true", help="leave out the installed keras corpus")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds of flake8 / flake8+TFM, alternating (best kept)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="N for the -jN rows")
+    parser.add_argument("--flake8-parallel", action="store_true", help="add the flake8 -jN rows")
+    parser.add_argument("--skip-flake8-parallel", action="store_true", help=argparse.SUPPRESS)  # the default now
+    args = parser.parse_args(argv)
+    print(f"{os.cpu_count()} cores; CPU time of each child process; best of {args.repeat} "
+          f"alternating round(s) for flake8 and flake8+TFM"
+          f"{f'; every {args.sample}th file' if args.sample > 1 else ''}", flush=True)
+    summary: list[tuple[str, dict[str, Run]]] = []
+    if not args.no_keras:
+        files = keras_corpus(args.sample)
+        if files:
+            summary.append(("installed keras + tensorflow/python sources",
+                            bench_corpus("installed keras + tensorflow/python sources", files, args, unit=True)))
+        else:
+            print("== installed keras sources: neither keras nor tensorflow is installed, skipped")
+    if args.user_corpus and args.user_corpus != "none":
+        files = python_files(Path(args.user_corpus))
+        files = files[::args.sample] if args.sample > 1 else files
+        title = f"TF-heavy user code ({args.user_corpus})"
+        summary.append((title, bench_corpus(title, files, args, unit=False)))
+    if not summary:
+        sys.exit("benchmark: no corpus (install keras/tensorflow or pass --user-corpus)")
+    print("== summary (ratios of CPU time, -j1)")
+    print(f"{'corpus':<48}{'TFM plugin':>12}{'peak RSS':>10}{'tf-memlint':>12}")
+    for title, best in summary:
+        base = best["flake8 -j1"]
+        print(f"{title[:47]:<48}{best['flake8+TFM -j1'].cpu / base.cpu:>11.2f}x"
+              f"{best['flake8+TFM -j1'].rss / base.rss:>9.2f}x{best['tf-memlint -j1'].cpu / base.cpu:>11.2f}x")
+    print(f"{'targets':<48}{'<= 1.3x':>12}{'<= 2x':>10}{'<= 0.5x':>12}  (tf-memlint: TF-heavy corpus)")
+    with tempfile.TemporaryDirectory() as tmp:
+        seconds = generated_file(tmp)
+    print(f"generated 10 MB module importing TensorFlow, tf-memlint -j1: {seconds:.1f} s wall "
+          f"(bound {TARGET_GENERATED_S:.0f} s: {'met' if seconds < TARGET_GENERATED_S else 'NOT met'})")
+    if not args.no_keras and summary and summary[0][0].startswith("installed"):
+        print()
+        print("per-file cost of tf-memlint where no rule can fire (keras corpus, best of 3, in process;"
+              " target < 0.2 ms for files that name no TF module):")
+        for kind, count, ms in per_file_costs(keras_corpus(args.sample)):
+            print(f"  {kind:<48}{count:>6} files {ms:>8.3f} ms/file")
     return 0
 
 

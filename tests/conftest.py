@@ -12,6 +12,13 @@ FIXTURES = REPO / "fixtures"
 _EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TFM\d{3}(?:@\d+)?(?:\s*,\s*TFM\d{3}(?:@\d+)?)*)")
 
 
+def every_rule() -> list[str]:
+    """Command-line arguments that turn on every rule, the opt-in ones too."""
+    from tf_memlint.rule import all_rules
+
+    return ["--extend-select", ",".join(all_rules())]
+
+
 def fixture_files() -> list[Path]:
     return sorted(p for p in FIXTURES.rglob("*.py"))
 

@@ -19,5 +19,5 @@ def test_benchmark_runs_on_a_sample():
     out = completed.stdout
     for row in ("libcst parse (1 process)", "flake8 -j1", "flake8+TFM -j1", "tf-memlint -j1"):
         assert f"\n{row} " in out, out
-    assert "plugin overhead on flake8 -j1" in out and "ms/file" in out
+    assert "flake8+TFM / flake8 (-j1, cpu):" in out and "== summary" in out and "ms/file" in out
     assert "exit " not in out, out  # no tool failed

@@ -42,7 +42,7 @@ def test_json_shape(project, capsys):
     main([".", "--format", "json"])
     data = json.loads(capsys.readouterr().out)
     assert data["tool"] == "tf-memlint" and data["errors"] == []
-    assert data["findings"] == [{"path": "bad.py", "line": 5, "column": 5, "code": "TFM101",
+    assert data["findings"] == [{"path": "bad.py", "cell": None, "line": 5, "column": 5, "code": "TFM101",
                                  "name": "python-loop-in-tf-function",
                                  "message": data["findings"][0]["message"]}]
 
@@ -98,15 +98,133 @@ def test_explain_prints_the_rule_page(capsys):
     assert main(["explain", "tfm101"]) == 0
     assert capsys.readouterr().out.startswith("# TFM101")
     assert main(["explain", "TFM999"]) == 2
+    assert main(["explain"]) == 2
+    assert main(["explain", "TFM101", "TFM102"]) == 2
 
 
-def test_console_script_runs(project):
-    completed = subprocess.run([sys.executable, "-m", "tf_memlint", "bad.py"], capture_output=True, text=True)
-    assert completed.returncode == 1 and "TFM101" in completed.stdout
+@pytest.mark.parametrize("subcommand", [[], ["check"], ["explain"], ["rules"], ["verify"]])
+def test_every_subcommand_has_help(capsys, subcommand):
+    assert main([*subcommand, "--help"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("usage: tf-memlint") and "unknown rule" not in captured.out + captured.err
+    if subcommand in ([], ["check"]):  # the main usage line names every subcommand
+        usage = captured.out.split("\n\n")[0]
+        for name in ("check", "explain CODE", "rules", "verify", "--stdin-filename"):
+            assert name in usage
 
 
-def test_every_rule_has_a_page():
-    from tf_memlint.resources import rule_page
+def test_rules_takes_no_arguments(capsys):
+    assert main(["rules", "extra"]) == 2
 
-    for code in all_rules():
-        assert rule_page(code).is_file(), code
+
+@pytest.mark.parametrize("value", ["-3", "0", "2.5", "x", "-0"])
+@pytest.mark.parametrize("flag", ["-j", "--jobs", "--min-unrolled-iterations"])
+def test_counts_are_validated_on_the_command_line(project, capsys, flag, value):
+    assert main(["bad.py", flag, value]) == 2
+    assert "must be a whole number of 1 or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["-3", "0", "2.5", '"2.5"', "true", '"x"'])
+@pytest.mark.parametrize("key", ["jobs", "min-unrolled-iterations"])
+def test_counts_are_validated_the_same_way_in_the_config(project, capsys, key, value):
+    (project / "pyproject.toml").write_text(f"[tool.tf-memlint]\n{key} = {value}\n")
+    assert main(["bad.py"]) == 2
+    assert "must be a whole number of 1 or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["3", '"3"'])
+def test_valid_counts_are_accepted_in_both(project, capsys, value):
+    (project / "pyproject.toml").write_text(f"[tool.tf-memlint]\njobs = {value}\n")
+    assert main(["bad.py", "-j", "2"]) == 1
+
+
+def test_exclude_replaces_and_extend_exclude_adds(project, capsys):
+    (project / ".venv").mkdir()
+    (project / ".venv" / "bad.py").write_text(BAD)
+    (project / "gen").mkdir()
+    (project / "gen" / "bad.py").write_text(BAD)
+    (project / "pyproject.toml").write_text('[tool.tf-memlint]\nextend-exclude = ["gen"]\n')
+    main([".", "--format", "json"])
+    assert [f["path"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["bad.py"]
+    (project / "pyproject.toml").write_text('[tool.tf-memlint]\nexclude = ["gen"]\n')
+    main([".", "--format", "json"])
+    assert sorted(f["path"] for f in json.loads(capsys.readouterr().out)["findings"]) == [".venv/bad.py", "bad.py"]
+
+
+def test_the_projects_own_config_keeps_the_default_excludes():
+    from conftest import REPO
+    from tf_memlint.config import DEFAULT_EXCLUDE, load_config
+
+    config = load_config(REPO / "pyproject.toml")
+    assert set(DEFAULT_EXCLUDE) <= set(config.exclude) and "fixtures" in config.exclude
+
+
+def test_include_and_extend_include(project, capsys):
+    (project / "script.pyw").write_text(BAD)
+    main([".", "--format", "json"])
+    assert [f["path"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["bad.py"]
+    main([".", "--format", "json", "--extend-include", "*.pyw"])
+    assert [f["path"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["bad.py", "script.pyw"]
+    (project / "pyproject.toml").write_text('[tool.tf-memlint]\ninclude = ["*.pyw"]\n')
+    main([".", "--format", "json"])
+    assert [f["path"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["script.pyw"]
+
+
+def test_output_into_a_closed_pipe_is_quiet():
+    """`tf-memlint rules | head -1`: the reader is gone before the command writes; no traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "tf_memlint", "rules"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.close()  # closed long before the interpreter has started and written
+    stderr = process.stderr.read().decode()
+    process.wait(timeout=120)
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+
+
+MULTILINE_QUOTE = '''\
+import tensorflow as tf
+
+@tf.function
+def f(x):
+    for i in [  # the list is long
+        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+        21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+        41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60,
+        61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80,
+        81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100,
+        101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120,
+    ]:
+        x += 1
+    return x
+'''
+
+
+def test_a_quoted_multiline_expression_is_one_short_line(project, capsys):
+    (project / "multi.py").write_text(MULTILINE_QUOTE)
+    assert main(["multi.py", "--isolated"]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.startswith("multi.py:5:5: TFM101 Python loop over [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16... is "
+                           "unrolled into the traced graph (120 copies of its body)")
+    assert "#" not in line and "  " not in line
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_every_finding_is_one_line_in_every_format(project, capsys, fmt):
+    """Every fixture (and the notebook) through each format: one line per finding."""
+    from conftest import FIXTURES
+
+    (project / "multi.py").write_text(MULTILINE_QUOTE)
+    main([str(FIXTURES), "multi.py", "--isolated", "--format", "json", "--extend-select", "TFM"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert len(findings) > 50 and any(f["cell"] for f in findings)
+    main([str(FIXTURES), "multi.py", "--isolated", "--format", fmt, "--extend-select", "TFM"])
+    out = capsys.readouterr().out
+    if fmt == "text":
+        assert len(out.splitlines()) == len(findings)
+    elif fmt == "github":
+        assert len([line for line in out.splitlines() if line.startswith("::warning")]) == len(findings)
+        assert "%0A" not in out and "%0D" not in out
+    else:
+        document = json.loads(out)
+        messages = ([f["message"] for f in document["findings"]] if fmt == "json"
+                    else [r["message"]["text"] for r in document["runs"][0]["results"]])
+        assert len(messages) == len(findings) and not any("\n" in m or "\r" in m for m in messages)

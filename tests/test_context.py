@@ -46,7 +46,11 @@ TRACED_TABLE = [
      {"train_step": True, "test_step": True, "predict_step": True}),
     ("keras subclass of subclass", "import tensorflow as tf\nclass A(tf.keras.layers.Layer): pass\n"
                                    "class B(A):\n    def call(self, x): pass\n", {"call": True}),
-    ("map_fn", "import tensorflow as tf\ndef body(x): pass\ntf.map_fn(body, xs)\n", {"body": True}),
+    ("map_fn", "import tensorflow as tf\ndef body(x): pass\n@tf.function\ndef f(xs):\n    return tf.map_fn(body, xs)\n",
+     {"body": True, "f": True}),
+    ("eager map_fn", "import tensorflow as tf\ndef body(x): pass\ntf.map_fn(body, xs)\n", {"body": False}),
+    ("map_fn in TF1 graph", "import tensorflow as tf\ndef body(x): pass\nx = tf.placeholder(tf.float32)\n"
+                            "tf.map_fn(body, x)\n", {"body": True}),
     ("vectorized_map kw", "import tensorflow as tf\ndef body(x): pass\ntf.vectorized_map(fn=body, elems=xs)\n",
      {"body": True}),
     ("scan/foldl", "import tensorflow as tf\ndef a(s, x): pass\ndef b(s, x): pass\n"
@@ -56,7 +60,8 @@ TRACED_TABLE = [
     ("cond", "import tensorflow as tf\ndef t(): pass\ndef f(): pass\ntf.cond(p, t, f)\n", {"t": True, "f": True}),
     ("switch_case", "import tensorflow as tf\ndef a(): pass\ndef b(): pass\ntf.switch_case(i, [a, b])\n",
      {"a": True, "b": True}),
-    ("lambda in map_fn", "import tensorflow as tf\ntf.map_fn(lambda x: x, xs)\n", {"lambda0": True}),
+    ("lambda in map_fn", "import tensorflow as tf\ntf.compat.v1.disable_eager_execution()\n"
+                         "tf.map_fn(lambda x: x, xs)\n", {"lambda0": True}),
     ("dataset.map", "import tensorflow as tf\ndef p(x): pass\nds = tf.data.Dataset.range(3)\nds = ds.map(p)\n",
      {"p": True}),
     ("dataset chain", "import tensorflow as tf\ndef p(x): pass\ndef q(x): pass\ndef r(s, x): pass\n"
@@ -133,3 +138,60 @@ def test_trip_counts(iterable, count):
     function = module.body[-1]
     context.enter(function)
     assert context.trip_count(function.body.body[0].body[0].value) == count
+
+
+def _at(source: str, path: list[int]):
+    """The context after the walk entered the nodes down ``path`` (indexes into ``body``), and
+    the node reached; siblings before each step are entered and left, as the engine does."""
+    from tf_memlint.walk import walk
+
+    module = cst.parse_module(source)
+    context = TFContext(module)
+    node: cst.CSTNode = module
+    for index in path:
+        body = node.body if isinstance(node, cst.Module) else node.body.body
+        for sibling in body[:index]:
+            class Replay(cst.CSTVisitor):
+                def on_visit(self, n):
+                    context.enter(n)
+                    return True
+
+                def on_leave(self, n):
+                    context.leave(n)
+            walk(sibling, Replay())
+        node = body[index]
+        context.enter(node)
+    return context, node
+
+
+def test_two_resolution_modes():
+    from tf_memlint.context import AT_POINT, STATIC
+
+    source = "import tensorflow as tf\nk = 4\nk = 5\nm = 7\nprint(k, m)\n"
+    context, line = _at(source, [4])
+    k, m = (arg.value for arg in line.body[0].value.args)
+    assert context.value_of(k, STATIC) is None  # bound twice: no single static value
+    assert context.int_value(k, AT_POINT) == 5  # the binding in force here
+    assert context.int_value(m) == context.int_value(m, AT_POINT) == 7
+    binding = context.binding("k", AT_POINT)
+    assert binding is not None and binding.scope is context.module_scope and not binding.unpacked
+
+
+def test_static_binding_ignores_the_walk_position():
+    """A function may use a module constant assigned after it; at that point it is not bound yet."""
+    from tf_memlint.context import AT_POINT
+
+    source = "import tensorflow as tf\ndef f():\n    return N\nN = 100\n"
+    context, function = _at(source, [1])
+    name = function.body.body[0].body[0].value
+    assert context.int_value(name) == 100
+    assert context.value_of(name, AT_POINT) is None
+
+
+def test_trip_count_at_point_reads_rebound_lists():
+    from tf_memlint.context import AT_POINT
+
+    source = "import tensorflow as tf\nxs = [1, 2]\nxs = [1, 2, 3]\nfor x in xs:\n    pass\n"
+    context, loop = _at(source, [3])
+    assert context.trip_count(loop) is None
+    assert context.trip_count(loop, AT_POINT) == 3

@@ -59,3 +59,27 @@ def test_internal_error_becomes_one_tfm000(monkeypatch):
     checker = TFMemlintChecker(ast.parse(SOURCE), SOURCE.splitlines(True), "x.py")
     (finding,) = list(checker.run())
     assert finding[:2] == (1, 0) and finding[2].startswith("TFM000 tf-memlint internal error: KeyError")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("value", ["-3", "0", "2.5", "x"])
+def test_plugin_options_are_validated_as_the_command_validates_them(tmp_path, value):
+    """The same rule as `tf-memlint --min-unrolled-iterations` and pyproject.toml (config.positive_int)."""
+    on_command_line = _flake8(tmp_path, "--select", "TFM", f"--tfm-min-unrolled-iterations={value}")
+    assert on_command_line.returncode != 0 and "must be a whole number of 1 or more" in on_command_line.stderr
+    (tmp_path / "setup.cfg").write_text(f"[flake8]\ntfm-min-unrolled-iterations = {value}\n")
+    in_config = subprocess.run([sys.executable, "-m", "flake8", "--select", "TFM", "model.py"],
+                               capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert in_config.returncode != 0 and "must be a whole number of 1 or more" in in_config.stderr
+
+
+def test_plugin_messages_are_one_line(monkeypatch):
+    from tf_memlint.rule import Diagnostic, all_rules
+
+    monkeypatch.setattr(flake8_plugin, "lint_source",
+                        lambda *a, **k: [Diagnostic(5, 4, "TFM101", "loop over range(\n    1000\n) here")])
+    TFMemlintChecker.codes = list(all_rules())
+    ((_, _, message, _),) = list(TFMemlintChecker(ast.parse(SOURCE), SOURCE.splitlines(True), "x.py").run())
+    assert message == "TFM101 loop over range( 1000 ) here"

@@ -1,4 +1,4 @@
-"""The engine's gate is a sound over-approximation of the rules, and the read-only walk visits
+"""The gate is a sound over-approximation of the rules, and the read-only walk visits
 exactly what LibCST's own ``visit`` visits."""
 
 from __future__ import annotations
@@ -12,17 +12,9 @@ import libcst as cst
 import pytest
 
 from conftest import expectations, fixture_files
-from tf_memlint import engine
-from tf_memlint.engine import (
-    ALWAYS,
-    CATALOGUE_TRIGGERS,
-    could_fire,
-    gate_reason,
-    lint_source,
-    may_have_trigger,
-    may_import_tf,
-    rule_triggers,
-)
+from tf_memlint import gate
+from tf_memlint.engine import lint_source
+from tf_memlint.gate import ALWAYS, could_fire, gate_reason, may_have_trigger, may_import_tf, rule_triggers
 from tf_memlint.files import read_source
 from tf_memlint.rule import Rule, all_rules
 from tf_memlint.walk import walk
@@ -92,7 +84,7 @@ def test_gated_and_ungated_engine_agree_on_real_code():
 def test_import_text_test_keeps_public_imports(source):
     raw = source.encode()
     assert may_import_tf(raw)
-    assert engine.ModuleFacts(ast.parse(raw)).imports_tf() or "python.ops" in source
+    assert gate.ModuleFacts(ast.parse(raw)).imports_tf() or "python.ops" in source
 
 
 @pytest.mark.parametrize("source", [
@@ -109,7 +101,7 @@ def test_import_text_test_keeps_public_imports(source):
 def test_import_text_test_skips_internals(source):
     raw = source.encode()
     assert not may_import_tf(raw)
-    assert not engine.ModuleFacts(ast.parse(raw)).imports_tf()
+    assert not gate.ModuleFacts(ast.parse(raw)).imports_tf()
 
 
 def test_gate_resolves_every_import_spelling():
@@ -124,21 +116,33 @@ def test_gate_resolves_every_import_spelling():
                           ["TFM101"])
 
 
-def test_a_rule_without_triggers_outside_the_catalogue_always_runs():
+def test_a_rule_without_triggers_always_runs():
     class Undeclared(Rule):
         code = "TFM999"
 
-    assert rule_triggers("TFM999", Undeclared) == {ALWAYS}
+    assert rule_triggers(Undeclared) == {ALWAYS}
     declared = type("Declared", (Rule,), {"code": "TFM101", "triggers": frozenset({".foo"})})
-    assert rule_triggers("TFM101", declared) == {".foo"}
+    assert rule_triggers(declared) == {".foo"}
 
 
-def test_every_registered_rule_has_triggers():
-    """Declared on the class or listed in CATALOGUE_TRIGGERS: else the gate cannot skip files.
-    (A rule without either is still correct, it only makes every TF file pay a LibCST parse.)"""
-    missing = [code for code, rule in all_rules().items()
-               if rule.triggers is None and code not in CATALOGUE_TRIGGERS]
-    assert not missing, f"add `triggers` to {missing} (see tf_memlint/rule.py)"
+def test_every_registered_rule_declares_triggers():
+    """Else the gate cannot skip files for it. (A rule without triggers is still correct, it only
+    makes every TF file pay a LibCST parse.)"""
+    missing = [code for code, rule in all_rules().items() if rule.triggers is None]
+    assert not missing, f"add `triggers` to {missing} (see tf_memlint/gate.py)"
+
+
+def test_triggers_come_from_the_facts_constants():
+    """The gate follows when a fact module learns a spelling: the triggers are its constants."""
+    from tf_memlint.context import TRACED_SCOPE
+    from tf_memlint.facts import keras, sessions, tracing
+
+    registry = all_rules()
+    assert tracing.TRACING_CALLS <= rule_triggers(registry["TFM101"]) == TRACED_SCOPE
+    assert sessions.TF1_GRAPH_CALLS <= rule_triggers(registry["TFM106"])
+    assert rule_triggers(registry["TFM201"]) == sessions.SESSION_CLASSES
+    assert keras.KERAS_MODEL_BUILDERS <= rule_triggers(registry["TFM403"])
+    assert all(t.startswith(".predict&") for t in rule_triggers(registry["TFM404"]))
 
 
 class _Recorder(cst.CSTVisitor):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import os
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -116,10 +115,12 @@ def test_unreadable_file(project, capsys, monkeypatch):
 @pytest.mark.parametrize("table, message", [
     ("[tool.tf-memlint\nselect = 1\n", "invalid TOML"),
     ("[tool.tf-memlint]\nselect = 1\n", "must be a list of strings"),
-    ("[tool.tf-memlint]\njobs = 'many'\n", "must be a int"),
+    ("[tool.tf-memlint]\njobs = 'many'\n", "must be a whole number of 1 or more"),
     ("[tool.tf-memlint]\nfrobnicate = true\n", "unknown tf-memlint setting"),
     ("[tool]\ntf-memlint = 3\n", "must be a table"),
-    ("[tool.tf-memlint]\nmin-unrolled-iterations = -5\n", "positive"),
+    ("[tool.tf-memlint]\nmin-unrolled-iterations = -5\n", "must be a whole number of 1 or more"),
+    ("[tool.tf-memlint]\nmin-unrolled-iterations = 2.5\n", "must be a whole number of 1 or more"),
+    ("[tool.tf-memlint]\njobs = 0\n", "must be a whole number of 1 or more"),
 ])
 def test_broken_configuration_is_one_line_and_status_2(project, capsys, table, message):
     (project / "pyproject.toml").write_text(table)
@@ -130,16 +131,22 @@ def test_broken_configuration_is_one_line_and_status_2(project, capsys, table, m
     assert line.startswith("tf-memlint: error: ") and message in line, line
 
 
-def test_ten_megabyte_generated_file(project, capsys):
-    """A generated data module (names TensorFlow, no rule trigger) and one with no TF at all."""
+def test_ten_megabyte_generated_file(project, capsys, monkeypatch):
+    """A generated data module (names TensorFlow, no rule trigger) and one with no TF at all.
+
+    Neither may cost a LibCST parse (the gate stops both): asserted by counting parses, which
+    holds under any load. The time bound (under 30 s) is a speed target, and speed targets live
+    in the benchmark (benchmarks/bench.py times this same file), not in timed tests."""
     row = "W{0} = [{0}, {0}, 0.5, 'abc{0}']\n"
     rows = [row.format(i) for i in range(260_000)]
     (project / "generated.py").write_text("import tensorflow as tf\n" + "".join(rows))
     (project / "generated_plain.py").write_text("".join(rows))
     assert (project / "generated.py").stat().st_size > 10_000_000
-    started = time.perf_counter()
-    assert main(["generated.py", "generated_plain.py", "--isolated"]) == 0
-    assert time.perf_counter() - started < 30
+    parsed: list[object] = []
+    real_parse = engine.parse
+    monkeypatch.setattr(engine, "parse", lambda source: parsed.append(source) or real_parse(source))
+    assert main(["generated.py", "generated_plain.py", "--isolated", "-j1"]) == 0
+    assert parsed == []
     assert capsys.readouterr().err == ""
 
 
@@ -148,16 +155,96 @@ def test_deeply_nested_code_is_analysed_not_crashed():
     source = ("import tensorflow as tf\n\n@tf.function\ndef f(a):\n    for i in range(1000):\n"
               "        a += 1\n    return " + " + ".join(["a"] * 900) + "\n")
     limit = sys.getrecursionlimit()
-    findings = lint_source(source)
-    assert [f.code for f in findings] == ["TFM101"]
+    if sys.version_info[:2] == (3, 12):
+        # Python 3.12 counts calls made through C (LibCST's context managers) against a fixed C
+        # recursion limit that sys.setrecursionlimit does not raise (measured on 3.12.1: 700
+        # terms analysed, 900 not). There the file is one clear error, never a crash.
+        path_result = _lint_text(source)
+        assert [f.code for f in path_result.findings] == ["TFM101"] \
+            or path_result.error == "nested too deeply to analyse"
+    else:
+        findings = lint_source(source)
+        assert [f.code for f in findings] == ["TFM101"]
     assert sys.getrecursionlimit() == limit
 
 
-def test_nesting_beyond_cpython_is_a_clear_error(tmp_path):
+def _lint_text(source: str):
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "deep.py"
+        path.write_text(source)
+        return lint_file(str(path), list(all_rules()), {})
+
+
+DEEP = "import tensorflow as tf\n@tf.function\ndef f(a):\n    return " + " + ".join(["a"] * 5000) + "\n"
+
+
+@pytest.fixture
+def default_recursion_limit():
+    """CPython's default recursion limit for the test, restored after.
+
+    Why: whether CPython can build the tree of a 5000-term expression depends on the recursion
+    limit (the AST builder allows 3 x the limit). Importing keras imports IPython, whose jedi
+    import sets ``sys.setrecursionlimit(3000)`` for the whole process; test_benchmark_smoke's
+    ``pytest.importorskip("keras")`` does that in the test process. After it, this file parses,
+    and LibCST analyses it on the big stack (seconds) instead of refusing it: the test failed in
+    the full suite and passed alone. The command always runs in a fresh interpreter at the
+    default limit (and never imports keras): this is the state the test describes.
+    """
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(old)
+
+
+def _cpython_refuses(source: str) -> bool:
+    """Whether this interpreter's ast.parse refuses ``source`` at the current recursion limit.
+    It depends on the version: 3.11 and 3.12 refuse DEEP ("during ast construction"); 3.9, 3.10
+    and 3.13 build its tree."""
+    import ast
+
+    try:
+        ast.parse(source)
+    except (RecursionError, MemoryError, SyntaxError):
+        return True
+    return False
+
+
+def test_nesting_beyond_cpython_is_a_clear_error(tmp_path, default_recursion_limit):
+    """Where this Python cannot build the tree, one clear error; where it can, analysed."""
     path = tmp_path / "deep.py"
-    path.write_text("import tensorflow as tf\n@tf.function\ndef f(a):\n    return " + " + ".join(["a"] * 5000) + "\n")
+    path.write_text(DEEP)
     result = lint_file(str(path), list(all_rules()), {})
-    assert result.error is not None and "nested too deeply" in result.error
+    if _cpython_refuses(DEEP):
+        assert result.error is not None and "nested too deeply" in result.error
+    else:
+        assert result.error is None and result.findings == []
+
+
+def test_nesting_beyond_cpython_through_the_command(tmp_path):
+    """The same in the process users run (a fresh interpreter, whatever this one imported)."""
+    import subprocess
+
+    (tmp_path / "deep.py").write_text(DEEP)
+    refuses = subprocess.run([sys.executable, "-c", "import ast; ast.parse(open('deep.py').read())"],
+                             capture_output=True, cwd=tmp_path, timeout=120).returncode != 0
+    if not refuses:
+        pytest.skip("this Python builds the tree: the analysis is tested in process (seconds of LibCST)")
+    completed = subprocess.run([sys.executable, "-m", "tf_memlint", "--isolated", "deep.py"],
+                               capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert completed.returncode == 2
+    assert completed.stderr.startswith("deep.py: error: nested too deeply to analyse"), completed.stderr
+
+
+def test_recursion_error_message_is_the_engines(monkeypatch, tmp_path):
+    """files.lint_file words a RecursionError as the engine does ("nested too deeply")."""
+    def deep(*args, **kwargs):
+        raise RecursionError
+
+    monkeypatch.setattr(files, "lint_source", deep)
+    (tmp_path / "x.py").write_text(BAD)
+    assert lint_file(str(tmp_path / "x.py"), ["TFM101"], {}).error == "nested too deeply to analyse"
 
 
 # The flake8 door ---------------------------------------------------------------------------
@@ -202,3 +289,25 @@ def test_plugin_skips_libcst_when_the_gate_says_no(monkeypatch):
     monkeypatch.setattr(engine, "parse", no_parse)
     assert _run_plugin("import tensorflow as tf\nx = tf.constant(1)\n") == []
     assert _run_plugin("from tensorflow.python.ops import array_ops\n@tf.function\ndef f(): pass\n") == []
+
+
+def test_undecodable_file_is_refused_through_both_doors(tmp_path):
+    """Not valid UTF-8 and no coding declaration: CPython refuses to run it. The command says so
+    (exit 2); flake8 would quietly read it as Latin-1, so the plugin reports one TFM000."""
+    import subprocess
+
+    (tmp_path / "latin.py").write_bytes(b"import tensorflow as tf\ns = 'caf\xe9'\n" + BAD.encode())
+    command = subprocess.run([sys.executable, "-m", "tf_memlint", "--isolated", "latin.py"],
+                             capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert command.returncode == 2 and command.stdout == ""
+    assert command.stderr.startswith("latin.py: error: cannot decode: not valid utf-8")
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "TFM", "latin.py"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert flake8.stdout.startswith("latin.py:1:1: TFM000 tf-memlint could not analyse this file: cannot "
+                                    "decode: not valid utf-8"), flake8.stdout
+    assert len(flake8.stdout.splitlines()) == 1
+    # with a coding declaration both doors lint it
+    (tmp_path / "declared.py").write_bytes(b"# -*- coding: latin-1 -*-\n" + BAD.encode() + b"s = 'caf\xe9'\n")
+    flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "TFM", "declared.py"],
+                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert flake8.stdout.startswith("declared.py:6:5: TFM101"), flake8.stdout

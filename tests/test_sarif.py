@@ -110,8 +110,10 @@ def test_github_escapes_workflow_command_syntax():
     from tf_memlint.report import github
     from tf_memlint.rule import Diagnostic
 
-    out = github([FileResult("a,b:c.py", [Diagnostic(1, 0, "TFM101", "50% of\nit")])])
-    assert "file=a%2Cb%3Ac.py" in out and out.endswith("::TFM101 50%25 of%0Ait\n")
+    out = github([FileResult("a,b:c.py", [Diagnostic(1, 0, "TFM101", "50% of\nit")], error="bad\r\nfile")])
+    # escaped for the workflow command; a line break in a message is flattened (one line each)
+    assert "file=a%2Cb%3Ac.py" in out and "::TFM101 50%25 of it\n" in out
+    assert out.endswith("::bad file\n") and len(out.splitlines()) == 2
 
 
 def test_statistics(repo, capsys):

@@ -1,5 +1,3 @@
-import sys
+from tf_memlint.cli import console
 
-from tf_memlint.cli import main
-
-sys.exit(main())
+console()

@@ -1,13 +1,15 @@
 """Configuration from ``[tool.tf-memlint]`` in pyproject.toml or ``[tf-memlint]`` in setup.cfg.
 
 Found like ruff and flake8 find theirs: the nearest such file at or above the current directory.
-Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, jobs,
-and each rule option (for example ``min-unrolled-iterations``).
+Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, include,
+extend-include, jobs, and each rule option (for example ``min-unrolled-iterations``). Counts are
+validated by ``positive_int``, the same function the command line and the flake8 options use.
 """
 
 from __future__ import annotations
 
 import configparser
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +27,10 @@ DEFAULT_EXCLUDE = (
     "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
     "__pypackages__", "site-packages", ".ipynb_checkpoints",
 )
-_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude")
+# What a directory walk lints (ruff's ``include``; ``extend-include`` adds to it). Named files
+# are linted whatever their name.
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+_LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "include", "extend-include")
 
 
 class ConfigError(Exception):
@@ -38,6 +43,7 @@ class Config:
     ignore: list[str] = field(default_factory=list)
     extend_select: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    include: list[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
     settings: dict[str, Any] = field(default_factory=dict)
     jobs: int | None = None
     source: Path | None = None
@@ -93,6 +99,7 @@ def load_config(path: Path | None) -> Config:
         return config
     table = _pyproject_table(path) if path.name == "pyproject.toml" else _setup_cfg_table(path)
     options = rule_options()
+    paths: dict[str, list[str]] = {}
     for raw_key, value in (table or {}).items():
         key = raw_key.replace("_", "-")
         if key in _LIST_KEYS:
@@ -101,10 +108,8 @@ def load_config(path: Path | None) -> Config:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{path}: tf-memlint `{raw_key}` must be a list of strings")
             values = [v.strip() for v in value]
-            if key == "exclude":
-                config.exclude = values
-            elif key == "extend-exclude":
-                config.exclude += values
+            if key in ("exclude", "extend-exclude", "include", "extend-include"):
+                paths[key] = values
             else:
                 setattr(config, key.replace("-", "_"), [v.upper() for v in values])
         elif key == "jobs":
@@ -114,14 +119,32 @@ def load_config(path: Path | None) -> Config:
             config.settings[name] = _coerce(path, raw_key, value, options[name])
         else:
             raise ConfigError(f"{path}: unknown tf-memlint setting `{raw_key}`")
+    # exclude/include replace the defaults; extend-* add to them (whatever the order of the keys).
+    config.exclude = paths.get("exclude", list(DEFAULT_EXCLUDE)) + paths.get("extend-exclude", [])
+    config.include = paths.get("include", list(DEFAULT_INCLUDE)) + paths.get("extend-include", [])
     return config
 
 
+def positive_int(value: Any) -> int:
+    """The one validation of every count setting (``jobs`` and each rule option), for the config
+    file, the command line and flake8's options alike: a whole number, 1 or more. Strings are
+    accepted when they spell one (``"4"``, from setup.cfg or a command line); ``2.5``, ``2.0``,
+    ``0``, ``-3``, ``true`` are not. Raises ValueError with the reason."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"must be a whole number of 1 or more, not {value!r}")
+    if isinstance(value, str):
+        if not re.fullmatch(r"\s*[+-]?\d+(?:_\d+)*\s*", value):
+            raise ValueError(f"must be a whole number of 1 or more, not {value!r}")
+        value = int(value)
+    if value < 1:
+        raise ValueError(f"must be a whole number of 1 or more, not {value}")
+    return value
+
+
 def _coerce(path: Path, key: str, value: Any, default: Any) -> Any:
+    if not isinstance(default, int) or isinstance(default, bool):  # no such option today
+        raise ConfigError(f"{path}: tf-memlint `{key}`: unsupported option type {type(default).__name__}")
     try:
-        coerced = type(default)(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{path}: tf-memlint `{key}` must be a {type(default).__name__}") from None
-    if isinstance(value, bool) or (isinstance(default, int) and coerced < 1):
-        raise ConfigError(f"{path}: tf-memlint `{key}` must be a positive {type(default).__name__}")
-    return coerced
+        return positive_int(value)
+    except ValueError as error:
+        raise ConfigError(f"{path}: tf-memlint `{key}` {error}") from None

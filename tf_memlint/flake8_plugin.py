@@ -6,14 +6,24 @@ a module where no rule can fire costs a walk of that tree and no LibCST parse.
 ``run`` never raises into flake8 (that would stop the user's whole run). A module that LibCST
 cannot analyse although CPython parsed it, and any internal error, become one TFM000 finding
 that says why: a finding is never lost silently.
+
+Both front doors make the same decisions:
+- ``# noqa``: flake8 applies it; the command copies flake8's rules (tf_memlint.noqa).
+- A file that is not valid in its encoding (non-UTF-8 bytes and no coding declaration): CPython
+  refuses to run it and the command refuses it (exit 2); flake8 silently decodes it as Latin-1,
+  so the plugin checks the bytes itself and reports one TFM000 instead of findings.
+- Options: counts go through ``config.positive_int``, as in pyproject.toml and on the command line.
+- Messages are one line.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 from typing import Any, ClassVar, Iterator
 
 from tf_memlint import __version__
+from tf_memlint.config import positive_int
 from tf_memlint.engine import LintError, lint_source
 from tf_memlint.rule import all_rules
 
@@ -43,14 +53,22 @@ class TFMemlintChecker:
                 if option in seen:
                     continue
                 seen.add(option)
-                manager.add_option(_flag(option), type=type(default), default=default,
+                manager.add_option(_flag(option), type=_positive_int, default=default,
                                    parse_from_config=True, help=f"tf-memlint: {help_text} (default {default})")
 
     @classmethod
     def parse_options(cls, options: Any) -> None:
-        cls.settings = {option: getattr(options, "tfm_" + option, default)
-                        for rule in all_rules().values()
-                        for option, (default, _) in rule.options.items()}
+        # A value from the command line has been through _positive_int already; one from a
+        # config file reaches us as the string flake8 read, so it is validated here.
+        settings = {}
+        for rule in all_rules().values():
+            for option, (default, _) in rule.options.items():
+                value = getattr(options, "tfm_" + option, default)
+                try:
+                    settings[option] = positive_int(value)
+                except ValueError as error:
+                    raise ValueError(f"tf-memlint: {_flag(option)[2:]} {error}") from None
+        cls.settings = settings
         # flake8 decides what is reported; we run every rule (opt-in ones included), and flake8's
         # select/ignore (and its extend-default-ignore of opt-in codes) filters the output.
         cls.codes = list(all_rules())
@@ -67,6 +85,9 @@ class TFMemlintChecker:
 
     def _findings(self) -> list[tuple[int, int, str]]:
         source = "".join(self.lines)
+        undecodable = self._undecodable(source)
+        if undecodable is not None:
+            return [undecodable]
         # flake8 only calls a tree plugin with a tree it built; an empty one (tests) is no tree.
         tree = self.tree if isinstance(self.tree, ast.Module) and self.tree.body else None
         try:
@@ -77,7 +98,30 @@ class TFMemlintChecker:
             return [(1, 0, f"TFM000 tf-memlint could not analyse this file: {error}")]
         except RecursionError:
             return [(1, 0, "TFM000 tf-memlint could not analyse this file: nested too deeply")]
-        return [(f.line, f.col, f"{f.code} {f.message}") for f in findings]
+        return [(f.line, f.col, f"{f.code} {' '.join(f.message.split())}") for f in findings]
+
+    def _undecodable(self, source: str) -> tuple[int, int, str] | None:
+        """flake8 decodes a file it cannot decode as Latin-1 and says nothing; CPython (and the
+        command) refuse it. Only a non-ASCII text can be such a file, so only then are the bytes
+        read again. stdin is not re-readable: flake8's decoding stands there."""
+        if source.isascii() or self.filename in ("", "-", "stdin"):
+            return None
+        from tf_memlint.files import decode_source, read_bytes
+
+        try:
+            decode_source(read_bytes(self.filename))
+        except LintError as error:
+            if not str(error).startswith("cannot decode"):
+                return None
+            return (1, 0, f"TFM000 tf-memlint could not analyse this file: {error}")
+        return None
+
+
+def _positive_int(value: str) -> int:
+    try:
+        return positive_int(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _describe(error: BaseException) -> str:

@@ -1,8 +1,18 @@
-"""``# noqa`` handling for the standalone command, matching flake8's behaviour.
+"""``# noqa`` for the standalone command: flake8's own semantics, so both front doors agree.
 
-A ``# noqa`` comment anywhere in a logical line (a statement spread over several physical lines,
-or a multi-line string) silences findings reported on any line of it; ``# noqa: TFM101,TFM2``
-silences only those codes and prefixes.
+flake8 applies ``# noqa`` itself to what the plugin yields, and a plugin cannot change how, so the
+command copies flake8 (7.x, ``FileProcessor._noqa_line_mapping`` and ``Violation.is_inline_ignored``):
+
+- A finding is silenced by a ``# noqa`` on the line it is reported on (the line printed).
+- Lines joined into one token range count as one line: a multi-line string, or lines continued
+  with a backslash. Lines inside brackets do **not** join: in a call or literal spread over
+  several lines, the comment must be on the reported line (the first line of the flagged
+  expression or statement), not on a later line of it.
+- ``# noqa`` silences every code; ``# noqa: TFM101,TFM2`` those codes and prefixes. The match is
+  flake8's regular expression, case-insensitive, with one space after ``#`` (``#noqa`` is not one),
+  searched in the line's text (as flake8 does: a ``# noqa`` inside a string on that line counts).
+  Codes are compared as written: ``# noqa: tfm101`` silences nothing, in flake8 as here.
+- When the source cannot be tokenized, each physical line stands alone.
 """
 
 from __future__ import annotations
@@ -14,57 +24,57 @@ from typing import Iterable
 
 from tf_memlint.rule import Diagnostic
 
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_ALL = "*"
+# flake8.defaults.NOQA_INLINE_REGEXP (7.x), verbatim.
+_NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+_SEPARATOR = re.compile(r"[,\s]")
+# Physical lines as flake8 (universal newlines) and the positions count them; str.splitlines
+# would also break at form feeds and other characters Python does not treat as line ends.
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
-def _comments_by_logical_line(source: str) -> dict[int, list[str]]:
-    """line -> the comments of every physical line in its logical line."""
-    by_line: dict[int, list[str]] = {}
-    comments: list[str] = []
-    first, depth = 1, 0
+def _noqa_line_mapping(source: str) -> dict[int, str]:
+    """line number -> the text flake8 searches for ``# noqa`` when a finding is on that line."""
+    lines = _LINES.findall(source)
+    mapping: dict[int, str] = {}
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source).readline):
-            if token.type == tokenize.OP and token.string in "([{":
-                depth += 1
-            elif token.type == tokenize.OP and token.string in ")]}":
-                depth = max(0, depth - 1)
-            elif token.type == tokenize.COMMENT:
-                comments.append(token.string)
-            elif token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER):
-                if token.type == tokenize.NL and depth:
-                    continue  # a line break inside brackets: the statement goes on
-                for line in range(first, token.end[0] + 1):
-                    by_line[line] = comments
-                comments, first = [], token.end[0] + 1
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
-        # Fall back to one physical line at a time.
-        for number, text in enumerate(source.splitlines(), start=1):
-            if "#" in text:
-                by_line[number] = [text[text.index("#"):]]
-    return by_line
+        return {number: text for number, text in enumerate(lines, start=1)}
+    first, last = len(lines) + 2, -1
+    for token in tokens:
+        if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            continue
+        first, last = min(first, token.start[0]), max(last, token.end[0])
+        if token.type in (tokenize.NL, tokenize.NEWLINE):
+            joined = "".join(lines[first - 1:last])
+            for number in range(first, last + 1):
+                mapping[number] = joined
+            first, last = len(lines) + 2, -1
+    return mapping
 
 
-def _silenced_codes(comments: list[str]) -> set[str]:
-    codes: set[str] = set()
-    for comment in comments:
-        for match in _NOQA.finditer(comment):
-            listed = match.group("codes")
-            if listed is None:
-                return {_ALL}
-            codes.update(c.upper() for c in re.split(r"[,\s]+", listed) if c)
-    return codes
+def _silenced(code: str, text: str) -> bool:
+    match = _NOQA.search(text)
+    if match is None:
+        return False
+    listed = match.group("codes")
+    if listed is None:
+        return True
+    codes = {c.strip() for c in _SEPARATOR.split(listed) if c.strip()}
+    return code in codes or code.startswith(tuple(codes))
 
 
 def filter_noqa(source: str, findings: Iterable[Diagnostic]) -> list[Diagnostic]:
     findings = list(findings)
     if not findings or "noqa" not in source.lower():
         return findings
-    by_line = _comments_by_logical_line(source)
+    mapping = _noqa_line_mapping(source)
+    physical = _LINES.findall(source)
     kept = []
     for finding in findings:
-        silenced = _silenced_codes(by_line.get(finding.line, []))
-        if _ALL in silenced or any(finding.code.startswith(code) for code in silenced):
-            continue
-        kept.append(finding)
+        text = mapping.get(finding.line)
+        if text is None:
+            text = physical[finding.line - 1] if 0 < finding.line <= len(physical) else ""
+        if not _silenced(finding.code, text):
+            kept.append(finding)
     return kept

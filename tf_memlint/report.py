@@ -1,9 +1,15 @@
 """Output formats of the ``tf-memlint`` command. Columns are printed 1-based, as flake8 prints them.
 
     text     path:line:col: CODE message            (flake8's default)
-    json     {"tool", "version", "findings": [...], "errors": [...]}
-    sarif    SARIF 2.1.0 (tf_memlint.sarif), for GitHub code scanning
-    github   ::warning workflow commands: annotations on the pull request's diff
+             nb.ipynb:cell 3:4:5: CODE message      (a notebook: cell, line in the cell, column; ruff's form)
+    json     {"tool", "version", "findings": [...], "errors": [...]}; a finding has "cell" (null
+             outside notebooks), "line" and "column" (in the cell for a notebook)
+    sarif    SARIF 2.1.0 (tf_memlint.sarif), for GitHub code scanning; a notebook finding's region
+             is in the .ipynb file as stored, its cell position in the result's properties
+    github   ::warning workflow commands: annotations on the pull request's diff (a notebook's at
+             the line of the .ipynb file; the message starts with ``cell 3:4:5:``)
+
+Every finding is exactly one line in every format: messages are flattened (``one_line``).
 """
 
 from __future__ import annotations
@@ -14,21 +20,39 @@ from typing import Callable
 
 from tf_memlint import __version__
 from tf_memlint.files import FileResult
+from tf_memlint.rule import Diagnostic
 from tf_memlint.rule import all_rules
 from tf_memlint.sarif import as_sarif
 
 
+def one_line(message: str) -> str:
+    """The message on one line: every run of whitespace (line breaks included) is one space."""
+    return " ".join(message.split())
+
+
+def position(result: FileResult, finding: Diagnostic) -> str:
+    """``line:col`` (1-based column), or ``cell N:line:col`` in a notebook."""
+    cell = result.cells.get(finding)
+    return str(cell) if cell is not None else f"{finding.line}:{finding.col + 1}"
+
+
 def text(results: list[FileResult]) -> str:
-    return "".join(f"{r.path}:{d.line}:{d.col + 1}: {d.code} {d.message}\n"
+    return "".join(f"{r.path}:{position(r, d)}: {d.code} {one_line(d.message)}\n"
                    for r in results for d in r.findings)
+
+
+def _json_finding(result: FileResult, finding: Diagnostic, rules: dict) -> dict:
+    cell = result.cells.get(finding)
+    return {"path": result.path, "cell": cell.cell if cell else None,
+            "line": cell.line if cell else finding.line, "column": finding.col + 1, "code": finding.code,
+            "name": rules[finding.code].name if finding.code in rules else finding.code,
+            "message": one_line(finding.message)}
 
 
 def as_json(results: list[FileResult]) -> str:
     rules = all_rules()
-    findings = [{"path": r.path, "line": d.line, "column": d.col + 1, "code": d.code,
-                 "name": rules[d.code].name if d.code in rules else d.code, "message": d.message}
-                for r in results for d in r.findings]
-    errors = [{"path": r.path, "message": r.error} for r in results if r.error]
+    findings = [_json_finding(r, d, rules) for r in results for d in r.findings]
+    errors = [{"path": r.path, "message": one_line(r.error)} for r in results if r.error]
     return json.dumps({"tool": "tf-memlint", "version": __version__, "findings": findings,
                        "errors": errors}, indent=2) + "\n"
 
@@ -49,11 +73,15 @@ def github(results: list[FileResult]) -> str:
     for r in results:
         for d in r.findings:
             name = rules[d.code].name if d.code in rules else d.code
+            cell = r.cells.get(d)
+            line, col = (cell.raw_line, cell.raw_col + 1) if cell else (d.line, d.col + 1)
+            where = f"{cell}: " if cell else ""
             out.append(f"::warning title={_escape_property(f'tf-memlint {d.code} ({name})')},"
-                       f"file={_escape_property(r.path)},line={d.line},col={d.col + 1}"
-                       f"::{_escape_data(f'{d.code} {d.message}')}\n")
+                       f"file={_escape_property(r.path)},line={line},col={col}"
+                       f"::{_escape_data(f'{where}{d.code} {one_line(d.message)}')}\n")
         if r.error:
-            out.append(f"::error title=tf-memlint,file={_escape_property(r.path)}::{_escape_data(r.error)}\n")
+            out.append(f"::error title=tf-memlint,file={_escape_property(r.path)}::"
+                       f"{_escape_data(one_line(r.error))}\n")
     return "".join(out)
 
 

@@ -1,40 +1,36 @@
 """The shape of a rule: a small LibCST-style visitor with its code, message and examples beside it.
 
 A rule defines ``visit_<Node>`` / ``leave_<Node>`` methods like a ``libcst.CSTVisitor``. The engine
-batches every enabled rule into one traversal, so a rule never walks the tree itself; it reads the
-shared ``TFContext`` (``self.context``) and calls ``self.report(node, message)``.
+batches every enabled rule into one traversal, so a rule never walks the tree itself; it asks the
+shared context (``self.context``: names, scopes, walk position, bindings, kinds, trip counts) and
+its fact modules (``self.context.sessions.is_session(expr)``, ``self.context.keras.is_model(x)``...,
+see ``tf_memlint.facts``), and calls ``self.report(node, message)``.
+
+Hook order, for every node of the module in source order (``engine._BatchedWalk``):
+
+1. ``context.enter(node)``: the context moves to the node first. Inside ``visit_FunctionDef`` the
+   def's own frame is already pushed (``context.function`` is the def, ``context.frames[-2]`` the
+   function around it); inside ``visit_For`` / ``visit_While`` the loop is already in
+   ``context.open_loops``; an ``Assign`` / ``AugAssign`` / ``WithItem`` / ``For`` has already
+   recorded its binding, so ``context.value_of(name, AT_POINT)`` in its visitor sees that value.
+2. every rule's ``visit_<Node>(node)``, in the order of their codes; then the node's children;
+3. every rule's ``leave_<Node>(node)``, in the same order;
+4. ``context.leave(node)``: the frame, class or loop is popped last, so ``leave_FunctionDef``
+   still sees its own frame.
+
+``leave_Module`` runs after the whole module: the place for findings that need every call seen.
+A rule declares its gate ``triggers`` (see gate.py) from the constants of the facts it uses.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
 
-from tf_memlint.context import (
-    DATASET_TRACING_METHODS,
-    KERAS_BASE_CLASSES,
-    TRACING_CALLS,
-    TFContext,
-)
-
-# Trigger sets for ``Rule.triggers`` (read by the engine's gate, engine.could_fire). A trigger is
-#   "tensorflow.function"  a canonical TF/Keras name (names.canonical): matches every spelling of
-#                          it and of any name under it (tf.compat.v1.Session, from tensorflow import)
-#   ".predict"             an attribute with that name on any receiver (model.predict, sess.run)
-#   "~train_step"          a name or attribute name containing that text (my_train_step)
-#   "a&b"                  all of these at once (".append&.apply_gradients")
-#   "*"                    always: the rule can fire in any module that imports TensorFlow/Keras
-# TRACED_SCOPE is everything that can make a function traced (context.TRACING_CALLS, the Keras
-# Model/Layer bases, tf.data datasets): a rule that fires only inside traced code declares it.
-# A Dataset.map (filter, ...) body is traced: context.is_dataset knows datasets made by
-# tensorflow.data / tensorflow_datasets names only. Teach it another source, add it here.
-_DATASET_SOURCES = ("tensorflow.data", "tensorflow_datasets")
-TRACED_SCOPE: frozenset[str] = frozenset(
-    TRACING_CALLS | KERAS_BASE_CLASSES
-    | {f"{source}&.{method}" for source in _DATASET_SOURCES for method in DATASET_TRACING_METHODS}
-)
+if TYPE_CHECKING:
+    from tf_memlint.context import TFContext
 
 
 @dataclass(frozen=True, order=True)
@@ -55,11 +51,10 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     # Options a user may set in [tool.tf-memlint] / flake8: name -> (default, help).
     options: ClassVar[dict[str, tuple[Any, str]]] = {}
-    # What a module must contain for this rule to be able to fire (syntax above TRACED_SCOPE).
-    # The engine builds a LibCST tree only for modules where some enabled rule's triggers occur,
-    # so this must over-approximate: list every name or attribute the rule's match depends on.
-    # None (not declared): engine.CATALOGUE_TRIGGERS[code] if the catalogue lists the code,
-    # else the rule runs on every module that imports TensorFlow (always safe, slower).
+    # What a module must contain for this rule to be able to fire (syntax: gate.py). The engine
+    # builds a LibCST tree only for modules where some enabled rule's triggers occur, so this
+    # must over-approximate: build it from the constants of the facts the rule relies on.
+    # None: the rule runs on every module that imports TensorFlow (always safe, slower).
     triggers: ClassVar["frozenset[str] | None"] = None
 
     def __init__(self, context: TFContext, settings: dict[str, Any]) -> None:

@@ -5,6 +5,10 @@ rule's page); results with paths relative to the repository root (``%SRCROOT%``)
 and columns, and a partial fingerprint that survives unrelated edits (it hashes the rule, the
 path and the text of the flagged line, not its number). Files that could not be linted become
 tool execution notifications, and the invocation is then not successful.
+
+A finding in a notebook has its region in the ``.ipynb`` file as stored (the line and column of
+the JSON text holding that character of the cell), the location's message ``cell 3:4:5``, and
+``properties`` ``notebookCell``, ``cellLine``, ``cellColumn`` (1-based).
 """
 
 from __future__ import annotations
@@ -96,26 +100,34 @@ def as_sarif(results: list[FileResult], root: Path | None = None) -> str:
     for result in results:
         artifact = _artifact(result.path, root)
         for finding in result.findings:
-            text = " ".join(_line_text(result.path, finding.line, cache).split())
+            cell = result.cells.get(finding)
+            # A notebook finding points into the .ipynb as stored (the JSON line holding that
+            # character of the cell's source); its cell position goes in the properties.
+            line, col = (cell.raw_line, cell.raw_col + 1) if cell else (finding.line, finding.col + 1)
+            text = " ".join(_line_text(result.path, line, cache).split())
             key = f"{finding.code}\0{artifact['uri']}\0{text}"
             occurrence = seen[key] = seen.get(key, 0) + 1  # same line text twice in a file
             digest = hashlib.sha256(f"{key}\0{occurrence}".encode("utf-8", "surrogatepass")).hexdigest()
             entry: dict[str, Any] = {
                 "ruleId": finding.code,
                 "level": "warning",
-                "message": {"text": finding.message},
+                "message": {"text": " ".join(finding.message.split())},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": artifact,
-                    "region": {"startLine": finding.line, "startColumn": finding.col + 1},
+                    "region": {"startLine": line, "startColumn": col},
                 }}],
                 "partialFingerprints": {FINGERPRINT: digest[:32]},
             }
+            if cell is not None:
+                entry["locations"][0]["message"] = {"text": f"{cell}"}
+                entry["properties"] = {"notebookCell": cell.cell, "cellLine": cell.line,
+                                       "cellColumn": cell.col + 1}
             if finding.code in index:
                 entry["ruleIndex"] = index[finding.code]
             sarif_results.append(entry)
     notifications = [{
         "level": "error",
-        "message": {"text": result.error},
+        "message": {"text": " ".join(result.error.split())},
         "locations": [{"physicalLocation": {"artifactLocation": _artifact(result.path, root)}}],
     } for result in results if result.error]
     document = {

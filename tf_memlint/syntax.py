@@ -1,4 +1,8 @@
-"""Small facts about LibCST syntax that the context, its fact modules and the rules share."""
+"""Small facts about LibCST syntax that the context, its fact modules and the rules share.
+
+Everything here is public and defined once; nothing here knows about TensorFlow (that is the
+context's and the fact modules' job) or about where the walk is.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import enum
 from typing import Iterator
 
 import libcst as cst
+
+from tf_memlint.walk import walk
 
 _EMPTY_MODULE = cst.Module(body=[])
 
@@ -35,7 +41,44 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
 
 
 def code_of(node: cst.CSTNode) -> str:
-    return _EMPTY_MODULE.code_for_node(node)
+    """The node's source for a message: one line (comments dropped, whitespace collapsed, no
+    space inside brackets), shortened to 60 characters with "..." (a finding is one line)."""
+    import io
+    import keyword
+    import tokenize
+
+    code = _EMPTY_MODULE.code_for_node(node)
+    if "\n" in code or "\r" in code or "#" in code or "  " in code:
+        parts: list[str] = []
+        try:
+            previous = None
+            calls: list[bool] = []  # per open bracket: whether a trailing comma in it is optional
+            for token in tokenize.generate_tokens(io.StringIO("(" + code + "\n)").readline):
+                if token.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                                  tokenize.DEDENT, tokenize.ENDMARKER):
+                    continue
+                if token.string in ")]}" and calls and calls.pop() and parts and parts[-1] == ",":
+                    parts.pop()  # a "magic" trailing comma of a call or literal spread over lines
+                if previous is not None and token.start != previous.end and previous.string not in "([{" \
+                        and token.string not in ")]},":
+                    parts.append(" ")
+                if token.string in "([{" and token.type == tokenize.OP:
+                    # optional in a call f(a,) and a list/dict/set literal; not in (a,) or x[a,]
+                    after_value = previous is not None and (
+                        (previous.type == tokenize.NAME and not keyword.iskeyword(previous.string))
+                        or previous.string in ")]")
+                    calls.append({"(": after_value, "[": not after_value, "{": True}[token.string])
+                parts.append(token.string)
+                previous = token
+            code = "".join(parts[1:-1])
+        except (tokenize.TokenError, SyntaxError):
+            pass
+        code = " ".join(code.split())
+    if len(code) <= 60:
+        return code
+    cut = code[:57]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > 30 else cut).rstrip(" ,") + "..."
 
 
 def int_literal(expr: cst.BaseExpression) -> int | None:
@@ -50,11 +93,82 @@ def int_literal(expr: cst.BaseExpression) -> int | None:
     return None
 
 
-def _target_names(target: cst.BaseExpression) -> Iterator[str]:
+def target_names(target: cst.BaseExpression) -> Iterator[str]:
+    """The names an assignment target binds: ``a``, ``a, (b, *c)``."""
     if isinstance(target, cst.Name):
         yield target.value
     elif isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
-            yield from _target_names(element.value)
+            yield from target_names(element.value)
     elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
+        yield from target_names(target.value)
+
+
+def all_params(params: cst.Parameters) -> Iterator[cst.Param]:
+    """Every parameter of a def or lambda, ``*args`` and ``**kwargs`` included."""
+    yield from params.posonly_params
+    yield from params.params
+    yield from params.kwonly_params
+    if isinstance(params.star_arg, cst.Param):
+        yield params.star_arg
+    if params.star_kwarg is not None:
+        yield params.star_kwarg
+
+
+def argument(call: cst.Call, position: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument at ``position`` (positional) or named ``keyword``, else None."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if any(a.star for a in call.args if a.keyword is None):
+        return None
+    return positional[position].value if position < len(positional) else None
+
+
+def is_self_attribute(expr: cst.BaseExpression) -> bool:
+    """``self.x``."""
+    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+
+
+def function_name(expr: cst.BaseExpression) -> str | None:
+    """``f`` for ``f`` and for ``self.f``; None otherwise."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if is_self_attribute(expr):
+        return expr.attr.value  # type: ignore[attr-defined]
+    return None
+
+
+def has_input_signature(decorator: cst.BaseExpression) -> bool:
+    """``tf.function(..., input_signature=<not None>)``: traced once per signature, not per value."""
+    if not isinstance(decorator, cst.Call):
+        return False
+    return any(a.keyword is not None and a.keyword.value == "input_signature"
+               and not (isinstance(a.value, cst.Name) and a.value.value == "None") for a in decorator.args)
+
+
+def number_literal(expr: cst.BaseExpression) -> bool:
+    """A number or bool literal, signed or not: ``3``, ``-0.5``, ``True``."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, (cst.Minus, cst.Plus)):
+        expr = expr.expression
+    return isinstance(expr, (cst.Integer, cst.Float)) or (
+        isinstance(expr, cst.Name) and expr.value in ("True", "False"))
+
+
+class _Finder(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode) -> None:
+        self.target = target
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = True
+        return not self.found
+
+
+def contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
+    """``target`` is ``root`` or a node under it (by identity)."""
+    finder = _Finder(target)
+    walk(root, finder)
+    return finder.found

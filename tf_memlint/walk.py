@@ -57,12 +57,18 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         push((node, True))
         if on_visit(node) is False:
             continue
-        children: list[cst.CSTNode] = []
-        for name in _CHILD_FIELDS.get(type(node)) or child_fields(type(node)):
-            value = getattr(node, name)
-            if type(value) is tuple or type(value) is list:
-                children.extend(item for item in value if _is_node(item))
-            elif _is_node(value):
-                children.append(value)
-        for child in reversed(children):
+        for child in reversed(children(node)):
             push((child, False))
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """``node.children`` (the child nodes in visit order) without LibCST's visit, which
+    rebuilds the node to collect them."""
+    found: list[cst.CSTNode] = []
+    for name in _CHILD_FIELDS.get(type(node)) or child_fields(type(node)):
+        value = getattr(node, name)
+        if type(value) is tuple or type(value) is list:
+            found.extend(item for item in value if _is_node(item))
+        elif _is_node(value):
+            found.append(value)
+    return found

@@ -4,3 +4,5 @@ from tf_memlint.checks import tracing  # noqa: F401  TFM1xx
 from tf_memlint.checks import sessions  # noqa: F401  TFM2xx
 from tf_memlint.checks import mapped  # noqa: F401  TFM3xx
 from tf_memlint.checks import training  # noqa: F401  TFM4xx
+from tf_memlint.checks import keras_calls  # noqa: F401  TFM405-TFM406
+from tf_memlint.checks import pipelines  # noqa: F401  TFM302

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import _argument, code_of
+from tf_memlint.context import TRACED_SCOPE
 from tf_memlint.rule import Rule, register
+from tf_memlint.syntax import argument, code_of
 
 # repeats=10000 of a 100-float row is 4.19 MB per element at parallel_iterations=1 and 67 MB at
 # 16 (measured): a thousandfold blow-up of an element is where the copies start to dominate.
@@ -47,6 +48,7 @@ class LargeIntermediateInMapBody(Rule):
     code = "TFM301"
     name = "large-intermediate-in-map-body"
     summary = "function mapped by tf.map_fn / Dataset.map builds a tensor much larger than its input"
+    triggers = TRACED_SCOPE  # a mapped function is a traced one
     options = {
         "min_repeat_factor": (MIN_FACTOR, "smallest literal repeat/tile factor that counts as large"),
         "min_literal_elements": (
@@ -62,10 +64,10 @@ class LargeIntermediateInMapBody(Rule):
         if name not in _BUILDERS or not context.in_mapped_function:
             return
         position, keyword, kind = _BUILDERS[name]
-        argument = _argument(node, position, keyword)
-        if argument is None:
+        given = argument(node, position, keyword)
+        if given is None:
             return
-        known, complete = self._product(argument)
+        known, complete = self._product(given)
         if kind == "factor" or not complete:
             large = known >= self.settings["min_repeat_factor"]
             what = f"{known}x its input"
@@ -74,7 +76,7 @@ class LargeIntermediateInMapBody(Rule):
             what = f"{known} elements"
         if large:
             short = name.rsplit(".", 1)[-1]
-            self.report(node, f"tf.{short}(..., {code_of(argument)}) in a mapped function builds {what} "
+            self.report(node, f"tf.{short}(..., {code_of(given)}) in a mapped function builds {what} "
                               f"once per parallel element; compute the result without materialising it "
                               f"(or lower parallel_iterations / num_parallel_calls)")
 

@@ -4,109 +4,173 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import code_of, dotted_name
+from tf_memlint.checks import reach
+from tf_memlint.facts.sessions import SESSION_CLASSES, SESSION_RUN_TRIGGERS
 from tf_memlint.rule import Rule, register
+from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
 
 
 @register
 class UnclosedSession(Rule):
-    """A TF1 session kept alive without ever being closed.
+    """A TF1 session that is made again and again, or outlives its use, without being closed.
 
     Bad::
 
-        sess = tf.compat.v1.Session(graph=graph)   # module level: lives as long as the program
-        sessions.append(sess)                       # or stored in a list, on self, in a closure
+        for graph in graphs:
+            pool.append(tf.compat.v1.Session(graph=graph))   # one more open session per iteration
+
+        sess = tf.compat.v1.InteractiveSession()   # the default session from now on...
+        sess = tf.compat.v1.InteractiveSession()   # ...still, after a newer one is opened
 
     Good::
 
         with tf.compat.v1.Session(graph=graph) as sess:
             sess.run(y)
 
-    Fires for a ``Session()`` / ``InteractiveSession()`` that stays referenced: bound at module
-    level, stored on ``self`` or in a container, captured by a nested function, or an
-    ``InteractiveSession`` (it installs itself as the default session), and that nothing in its
-    scope closes (``sess.close()``, often in a ``finally``; ``with sess:``). Silent for a session
-    returned or yielded (the caller owns it), handed to ``keras.backend.set_session``, used once
-    (``tf.Session().run(x)``), or held only by a local name: CPython frees it when the function
-    returns or the name is rebound (measured: no growth), so that is not a leak.
+    The harm is repetition and lifetime, not the letter (see rules/TFM201.md): fires for a session
+    created in a loop or comprehension and kept (appended, stored in a container or on an object,
+    captured); an ``InteractiveSession`` superseded by a later session in the module, or opened
+    in a function other than the program's entry point (it installs itself as the default session:
+    rebinding or returning does not free it); a session stored on an object or in a closure whose
+    owner is created or called repeatedly (a loop, a comprehension, a function called in one); in a notebook, a
+    module-level session still referenced when another one is opened. Silent for a session at
+    script level, in the ``__main__`` block or the entry-point function, a notebook's single
+    session (each is used until the program or kernel ends), a plain session rebound (CPython
+    frees it, measured), closed (``close()``, ``with``, ``closing``), returned or yielded (the
+    caller owns it), handed to Keras (``set_session``, any spelling), or held by a local name.
     """
 
     code = "TFM201"
+
+    # Opt-in: 1 of 5 findings worth acting on in the held-out corpus (rules/TFM201.md).
+
+    default_enabled = False
     name = "unclosed-session"
-    summary = "tf.Session()/InteractiveSession() kept alive (global, stored, captured) and never closed"
+    summary = "tf.Session()/InteractiveSession() made per iteration, superseded or kept by a long-lived owner, never closed"
+    triggers = SESSION_CLASSES  # a session created here
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
-        self._handled: set[int] = set()
+        self._holders: dict[int, tuple] = {}  # creation call -> how its value is held
         self._reported: set[int] = set()
+        self._comprehensions = 0
+        self._sites: dict[str, list[tuple]] | None = None
+        self._creations: list[cst.Call] | None = None
 
-    def _handle(self, expr: cst.BaseExpression | None) -> None:
-        if expr is not None and self.context.is_session_creation(expr):
-            self._handled.add(id(expr))
+    def _hold(self, expr: cst.BaseExpression | None, *how) -> None:
+        if expr is not None and self.context.sessions.is_session_creation(expr):
+            self._holders.setdefault(id(expr), how)
 
-    # Uses that close the session or give it away: seen before the call itself is visited.
+    # How the created session is held: seen before the call itself is visited.
     def visit_WithItem(self, node: cst.WithItem) -> None:
         item = node.item
         if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
                 and item.func.attr.value == "as_default" \
-                and self.context.is_session_creation(item.func.value):
+                and self.context.sessions.is_session_creation(item.func.value):
             # `with tf.Session().as_default() as sess:` does not close it: judged like `sess = ...`
-            if node.asname is not None and not self._released(node.asname.name, item.func.value):
-                self._report(item.func.value)
-            elif node.asname is None and self.context.call_name(item.func.value) != _INTERACTIVE:
-                self._handled.add(id(item.func.value))  # nothing keeps it once the block ends
+            if node.asname is not None:
+                self._hold(item.func.value, "target", node.asname.name)
+            else:
+                self._hold(item.func.value, "dropped")  # nothing keeps it once the block ends
             return
-        self._handle(item)
+        self._hold(item, "closed")
 
     def visit_Return(self, node: cst.Return) -> None:
-        self._handle(node.value)
+        self._hold(node.value, "returned")
 
     def visit_Yield(self, node: cst.Yield) -> None:
         if isinstance(node.value, cst.BaseExpression):
-            self._handle(node.value)
+            self._hold(node.value, "returned")
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value != "as_default" and self.context.call_name(node.value) != _INTERACTIVE:
-            self._handle(node.value)  # tf.Session().run(x): dropped (and freed) right away
+        if node.attr.value != "as_default":
+            self._hold(node.value, "dropped")  # tf.Session().run(x): dropped (and freed) right away
 
     def visit_Arg(self, node: cst.Arg) -> None:
-        self._handle(node.value)  # closing(tf.Session()), set_session(tf.Session()): given away
+        self._hold(node.value, "given")  # closing(tf.Session()), set_session(tf.Session()), Wrapper(...)
 
     def visit_Call(self, node: cst.Call) -> None:
+        reach.session_reach(self, node)  # a function that opens a kept session, called per iteration/request
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _STORING_METHODS:
             for arg in node.args:  # sessions.append(tf.Session()): stored, cannot be closed by name
-                if self.context.is_session_creation(arg.value):
-                    self._report(arg.value)
-        if self.context.is_session_creation(node) and id(node) not in self._handled:
-            if self.context.call_name(node) == "tensorflow.InteractiveSession" or self._at_module_level():
-                self._report(node)  # a bare `tf.InteractiveSession()` installs itself as the default
+                if self.context.sessions.is_session_creation(arg.value):
+                    self._holders[id(arg.value)] = ("stored",)
+        if self.context.sessions.is_session_creation(node) and id(node) not in self._reported:
+            self._judge(node, self._holders.get(id(node), ("dropped",)))
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not self.context.is_session_creation(node.value):
-            return
-        self._handled.add(id(node.value))
-        for target in node.targets:
-            if not self._released(target.target, node.value):
-                self._report(node.value)
-                return
+        if self.context.sessions.is_session_creation(node.value):
+            target = node.targets[0].target
+            self._hold(node.value, "target", target)
 
-    def _report(self, node: cst.BaseExpression) -> None:
-        if id(node) in self._reported:
-            return
-        self._reported.add(id(node))
-        self._handled.add(id(node))
-        spelling = code_of(node.func)  # type: ignore[attr-defined]
-        self.report(node, f"{spelling}() is kept alive but never closed: it holds its memory and graph "
-                          f"until close(); use `with {spelling}() as sess:` or close it in a finally")
+    def visit_ListComp(self, node) -> None:
+        self._comprehensions += 1
+        self._hold(node.value if isinstance(node, cst.DictComp) else node.elt, "stored")  # a list of sessions
 
-    def _at_module_level(self) -> bool:
-        return self.context.function is None
+    def leave_ListComp(self, original_node) -> None:
+        self._comprehensions -= 1
 
-    def _released(self, target: cst.BaseExpression, session: cst.BaseExpression) -> bool:
-        """True unless the session bound to ``target`` stays alive without being closed."""
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+    leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_ListComp
+
+    # The decision ---------------------------------------------------------------------------
+    def _judge(self, node: cst.Call, how: tuple) -> None:
         context = self.context
-        interactive = context.call_name(session) == "tensorflow.InteractiveSession"
+        interactive = context.call_name(node) == _INTERACTIVE
+        kind = how[0]
+        if kind == "target":
+            kind = self._held_by(how[1], node)
+        if kind in ("closed", "given") or (kind == "returned" and not interactive):
+            return  # hook for call-site summaries: a factory called per request/iteration (reach)
+        repeated = bool(context.loops_running(node)) or self._comprehensions > 0
+        spelling = code_of(node.func)
+        if interactive:
+            if repeated:
+                return self._report(node, f"{spelling}() is opened on every iteration and each one stays "
+                                          f"the default session, never freed; open one before the loop "
+                                          f"or use `with tf.compat.v1.Session() as sess:`")
+            if context.function is None and self._superseded(node):
+                return self._report(node, f"{spelling}() stays the default session after a later session "
+                                          f"is opened: it is never freed; close() it first or use `with`")
+            frame = context.function
+            if frame is not None and isinstance(frame.node, cst.FunctionDef) \
+                    and not self._entry_point(frame.node.name.value):
+                return self._report(node, f"{spelling}() in {frame.node.name.value}() installs itself as the "
+                                          f"default session and outlives the call; use "
+                                          f"`with tf.compat.v1.Session() as sess:` or close() it")
+            return
+        if kind in ("stored", "self", "captured"):
+            if repeated:
+                return self._report(node, f"{spelling}() is created on every iteration and kept "
+                                          f"({_KEPT[kind]}) without close(): each one holds its memory and "
+                                          f"graph; close it or use `with {spelling}() as sess:`")
+            owner = self._owner(kind)
+            if owner is None:
+                return  # module level, once: lives as long as the program that uses it
+            # Unknown (no site in this file: library code) stays silent: on the development corpus
+            # every such owner was made once per program (20 of 20, 4 repos); cross-module call
+            # sites (issue 8) answer through the hook in _repeated.
+            if self._repeated(owner):
+                each = f"every {owner} object" if kind == "self" else f"every call of {owner}()"
+                return self._report(node, f"{spelling}() is kept ({_KEPT[kind]}) but never closed: {each} "
+                                          f"holds one more session until close(); add a close() or use `with`")
+            return
+        if kind == "plain" and context.notebook and context.function is None \
+                and len(how) > 1 and isinstance(how[1], cst.Name) and self._superseded(node, how[1].value):
+            self._report(node, f"{spelling}() bound to {how[1].value} is still referenced when a later "
+                               f"session is opened: the kernel keeps both; close() it first or use `with`")
+
+    def _report(self, node: cst.Call, message: str) -> None:
+        if id(node) not in self._reported:
+            self._reported.add(id(node))
+            self.report(node, message)
+
+    def _held_by(self, target: cst.BaseExpression, session: cst.BaseExpression) -> str:
+        """How the session bound to ``target`` is held: closed, given (to Keras, ``closing``),
+        returned, stored (in a container), self (an attribute of self), captured (by a closure
+        that leaves), or plain (a name, freed when rebound or when its function returns)."""
+        context = self.context
         if isinstance(target, cst.Name):
             frame = context.function
             where = frame.node if frame is not None else context.module
@@ -114,42 +178,121 @@ class UnclosedSession(Rule):
 
             def same(expr: cst.BaseExpression) -> bool:
                 return isinstance(expr, cst.Name) and expr.value == name
-            kept = interactive or frame is None or name in frame.scope.declared_global
-        elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-              and target.value.value == "self" and context.enclosing_class is not None):
-            where, attr = context.enclosing_class, target.attr.value
+            held = "plain"
+        elif is_self_attribute(target) and context.enclosing_class is not None:
+            where, attr = context.enclosing_class, target.attr.value  # type: ignore[attr-defined]
 
             def same(expr: cst.BaseExpression) -> bool:
                 return (isinstance(expr, cst.Attribute) and expr.attr.value == attr
                         and isinstance(expr.value, cst.Name) and expr.value.value == "self")
-            kept = True
+            held = "self"
         elif isinstance(target, cst.Subscript):
-            return False  # sessions[k] = tf.Session(): stored, nothing closes it by this name
+            return "stored"  # sessions[k] = tf.Session(): stored, nothing closes it by this name
         else:
-            return context.function is not None and not interactive  # an attribute of a local object
-        escapes = False
-        for node in context.walk(where, into_functions=True):
+            return "plain"  # an attribute of a local object: freed with it
+        for node in context.nodes_in(where, into_functions=True):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
                     and node.func.attr.value in ("close", "__exit__") and same(node.func.value):
-                return True
+                return "closed"
             if isinstance(node, cst.WithItem) and same(node.item):
-                return True
+                return "closed"
             if isinstance(node, (cst.Return, cst.Yield)) and isinstance(node.value, cst.BaseExpression) \
                     and same(node.value):
-                return True
+                return "returned"
             if isinstance(node, cst.Call) and any(same(a.value) for a in node.args):
-                if context.call_name(node) == "keras.backend.set_session" or dotted_name(node.func) in (
-                        "closing", "contextlib.closing"):
-                    return True
+                if self._gives_away(node):
+                    return "given"
                 if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STORING_METHODS:
-                    escapes = True  # OPEN_SESSIONS.append(sess)
-            if isinstance(node, cst.Assign) and same(node.value) and any(
-                    isinstance(t.target, cst.Subscript) or _is_self_attribute(t.target)
+                    held = "stored"  # OPEN_SESSIONS.append(sess)
+            if isinstance(node, cst.Assign) and same(node.value) and held == "plain" and any(
+                    isinstance(t.target, cst.Subscript) or is_self_attribute(t.target)
                     for t in node.targets):
-                escapes = True  # self.sess = sess / cache[k] = sess
-        if not kept and not escapes and isinstance(target, cst.Name):
-            escapes = self._captured(where, target.value)
-        return not (kept or escapes)
+                held = "self" if is_self_attribute(node.targets[0].target) else "stored"
+        if held == "plain" and isinstance(target, cst.Name) and context.function is not None \
+                and self._captured(where, target.value):
+            held = "captured"
+        return held
+
+    def _gives_away(self, call: cst.Call) -> bool:
+        """``set_session(sess)`` in any spelling (``keras.backend``, ``tf.keras.backend``,
+        ``keras.backend.tensorflow_backend``, ``K.set_session``): Keras keeps it for the program;
+        ``closing(sess)`` closes it."""
+        name = self.context.call_name(call) or dotted_name(call.func) or ""
+        return name.rsplit(".", 1)[-1] == "set_session" or name in ("closing", "contextlib.closing")
+
+    def _owner(self, kind: str) -> str | None:
+        """Whose repetition decides: the class for a session on ``self``, else the function."""
+        context = self.context
+        if kind == "self" and context.enclosing_class is not None:
+            return context.enclosing_class.name.value
+        frame = context.function
+        if frame is None or not isinstance(frame.node, cst.FunctionDef):
+            return None
+        return frame.node.name.value
+
+    def _repeated(self, owner: str, _depth: int = 0) -> bool | None:
+        """Is ``owner`` (a class or function of this module) made or called more than once per
+        program? True: a site in a loop or comprehension, or in a function that is; False: every
+        site once (module level, class body, the ``__main__`` block, an entry point, the
+        ``__init__`` of such a class); None: no site in this file (library code) or too deep. Cross-module call sites are
+        issue 8's summaries: ``context.functions.called_repeatedly(owner)`` when it exists."""
+        hook = getattr(self.context.functions, "called_repeatedly", None)
+        if hook is not None:
+            answer = hook(owner)
+            if answer is not None:
+                return answer
+        if _depth > 3:
+            return None
+        sites = self._call_sites().get(owner)
+        if not sites:
+            return None
+        unknown = False
+        for in_loop, function, klass in sites:
+            if in_loop:
+                return True
+            if function is None or self._entry_point(function):
+                continue
+            outer = self._repeated(klass if function == "__init__" and klass else function, _depth + 1)
+            if outer:
+                return True
+            unknown = unknown or outer is None
+        return None if unknown else False
+
+    def _call_sites(self) -> dict[str, list[tuple]]:
+        if self._sites is None:
+            collector = _SiteCollector()
+            self.context.module.visit(collector)
+            self._sites, self._entries = collector.sites, collector.entries
+        return self._sites
+
+    def _entry_point(self, function: str) -> bool:
+        """``main`` run by ``tf.app.run``/``absl.app.run``, or the last statement of the
+        ``__main__`` block: it runs once, and the program ends with it."""
+        self._call_sites()
+        return function in self._entries
+
+    def _superseded(self, node: cst.Call, name: str | None = None) -> bool:
+        """A session is created after ``node`` in this module (under another name than ``name``,
+        and not closed by ``with``)."""
+        if self._creations is None:
+            self._creations = [n for n in self.context.nodes_in(self.context.module, into_functions=True)
+                               if isinstance(n, cst.Call) and self.context.sessions.is_session_creation(n)]
+            closed = {id(n.item) for n in self.context.nodes_in(self.context.module, into_functions=True)
+                      if isinstance(n, cst.WithItem)}
+            rebinds = {}
+            for n in self.context.nodes_in(self.context.module, into_functions=True):
+                if isinstance(n, cst.Assign) and isinstance(n.targets[0].target, cst.Name):
+                    rebinds[id(n.value)] = n.targets[0].target.value
+            self._closed_items, self._bound_to = closed, rebinds
+        later = False
+        for creation in self._creations:
+            if later and id(creation) not in self._closed_items:
+                if name is None or self._bound_to.get(id(creation)) not in (None, name):
+                    return True
+                if self._bound_to.get(id(creation)) == name:
+                    return False  # rebound under the same name first: freed
+            later = later or creation is node
+        return False
 
     def _captured(self, where: cst.CSTNode, name: str) -> bool:
         """A nested def or lambda that reads ``name`` leaves ``where`` (returned, or stored on
@@ -157,24 +300,24 @@ class UnclosedSession(Rule):
         context = self.context
         readers: set[str] = set()
         lambdas: list[cst.Lambda] = []
-        for node in context.walk(where, into_functions=True):
+        for node in context.nodes_in(where, into_functions=True):
             if isinstance(node, (cst.FunctionDef, cst.Lambda)) and node is not where and any(
                     isinstance(n, cst.Name) and n.value == name
-                    for n in context.walk(node, into_functions=True)):
+                    for n in context.nodes_in(node, into_functions=True)):
                 if isinstance(node, cst.FunctionDef):
                     readers.add(node.name.value)
                 else:
                     lambdas.append(node)
         if not readers and not lambdas:
             return False
-        for node in context.walk(where):
+        for node in context.nodes_in(where):
             if isinstance(node, cst.Return) and node.value is not None:
-                inside = [node.value, *context.walk(node.value, into_functions=True)]
+                inside = [node.value, *context.nodes_in(node.value, into_functions=True)]
                 called = {id(n.func) for n in inside if isinstance(n, cst.Call)}  # evaluate(b): a call
                 if any((isinstance(n, cst.Name) and n.value in readers and id(n) not in called)
                        or any(n is lam for lam in lambdas) for n in inside):
                     return True
-            if isinstance(node, cst.Assign) and any(_is_self_attribute(t.target) for t in node.targets):
+            if isinstance(node, cst.Assign) and any(is_self_attribute(t.target) for t in node.targets):
                 value = node.value
                 if (isinstance(value, cst.Name) and value.value in readers) \
                         or any(value is lam for lam in lambdas):
@@ -182,12 +325,67 @@ class UnclosedSession(Rule):
         return False
 
 
-def _is_self_attribute(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
-
-
 _INTERACTIVE = "tensorflow.InteractiveSession"
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
+_KEPT = {"stored": "in a container", "self": "on self", "captured": "by a closure that outlives the call"}
+
+
+class _SiteCollector(cst.CSTVisitor):
+    """Where each name is called or instantiated: (in a loop or comprehension, the enclosing
+    function's name or None at module level, that function's class or None)."""
+
+    def __init__(self) -> None:
+        self.sites: dict[str, list[tuple]] = {}
+        self.entries: set[str] = set()
+        self._functions: list[tuple[str, str | None, int]] = []  # name, class, loop depth at entry
+        self._classes: list[str] = []
+        self._loops = 0
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append((node.name.value, self._classes[-1] if self._classes else None, self._loops))
+        self._loops = 0
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._loops = self._functions.pop()[2]
+
+    def visit_For(self, node) -> None:
+        self._loops += 1
+
+    def leave_For(self, original_node) -> None:
+        self._loops -= 1
+
+    visit_While = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_For
+    leave_While = leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_For
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.value if isinstance(func, cst.Name) else (
+            func.attr.value if isinstance(func, cst.Attribute) else None)
+        function, klass = (self._functions[-1][:2] if self._functions else (None, None))
+        if name is not None:
+            self.sites.setdefault(name, []).append((self._loops > 0, function, klass))
+        if name == "run" and (dotted_name(func) or "").endswith("app.run"):
+            main = next((a.value for a in node.args if a.keyword is None or a.keyword.value == "main"), None)
+            self.entries.add(main.value if isinstance(main, cst.Name) else "main")
+
+    def visit_If(self, node: cst.If) -> None:
+        test = node.test
+        if not self._functions and isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) \
+                and test.left.value == "__name__" and isinstance(node.body, cst.IndentedBlock):
+            statement = node.body.body[-1] if node.body.body else None
+            if isinstance(statement, cst.SimpleStatementLine):
+                expr = statement.body[-1]
+                value = expr.value if isinstance(expr, (cst.Expr, cst.Assign)) else None
+                if isinstance(value, cst.Call) and dotted_name(value.func) in ("sys.exit", "exit") and value.args:
+                    value = value.args[0].value
+                if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+                    self.entries.add(value.func.value)
 
 
 @register
@@ -215,8 +413,13 @@ class GraphGrowthInSessionLoop(Rule):
     """
 
     code = "TFM202"
+
+    # Opt-in: 2 of 7 findings worth acting on in the held-out corpus (rules/TFM202.md).
+
+    default_enabled = False
     name = "graph-growth-in-session-loop"
     summary = "TensorFlow ops created inside a loop that calls sess.run: the graph grows every iteration"
+    triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
     options = {
         "session_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),
@@ -226,6 +429,7 @@ class GraphGrowthInSessionLoop(Rule):
         super().__init__(context, settings)
         self._statements: list[cst.CSTNode] = []
         self._reported: set[int] = set()
+        self._pending: dict[int, list[tuple[cst.Call, str]]] = {}
         self._fresh_graph = 0  # `with` blocks, inside the loop, that install a new graph
         self._with_fresh: list[bool] = []
 
@@ -233,14 +437,8 @@ class GraphGrowthInSessionLoop(Rule):
     def visit_For(self, node: cst.For) -> None:
         self._statements.append(node)
 
-    def leave_For(self, original_node: cst.For) -> None:
-        self._statements.pop()
-
     def visit_While(self, node: cst.While) -> None:
         self._statements.append(node)
-
-    def leave_While(self, original_node: cst.While) -> None:
-        self._statements.pop()
 
     def visit_If(self, node: cst.If) -> None:
         self._statements.append(node)
@@ -256,7 +454,7 @@ class GraphGrowthInSessionLoop(Rule):
 
     def visit_With(self, node: cst.With) -> None:
         loops = self.context.open_loops
-        fresh = bool(loops) and any(self.context.makes_fresh_graph(item.item, loops[-1])
+        fresh = bool(loops) and any(self.context.sessions.makes_fresh_graph(item.item, loops[-1])
                                     for item in node.items)
         self._fresh_graph += fresh
         self._statements.append(node)
@@ -268,31 +466,49 @@ class GraphGrowthInSessionLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
-        loops = context.open_loops
-        if not loops or context.in_traced_function or self._fresh_graph:
+        if context.in_traced_function:
             return
-        if not context.creates_graph_ops(node):
+        if not context.sessions.creates_graph_ops(node):
+            reach.ops_reach(self, node, bool(self._fresh_graph))  # a function that adds ops, called here
             return
         loops = context.loops_running(node)
         if not loops:
+            reach.ops_in_handler(self, node, bool(self._fresh_graph))  # per request (facts/events.py)
+            return
+        if self._fresh_graph:
             return
         statement = self._statements[-1] if self._statements else node
         if id(statement) in self._reported:
             return
-        running = [loop for loop in loops if context.loop_runs_session(loop)]
-        if not running or any(context.loop_resets_graph(loop) for loop in loops):
+        running = [loop for loop in loops if context.sessions.loop_runs_session(loop)]
+        if not running or any(context.sessions.loop_resets_graph(loop) for loop in loops):
             return
-        counts = [context.static_trip_count(loop) for loop in loops]
-        if None not in counts and _product(counts) < self.settings["session_loop_min_iterations"]:
+        total = context.iterations(loops)
+        if total is not None and total < self.settings["session_loop_min_iterations"]:
             return  # a bounded, small number of copies: not growth
         self._reported.add(id(statement))
-        what = code_of(node.func)
-        self.report(node, f"{what}() inside a loop that calls sess.run adds ops to the graph on every "
-                          f"iteration; build it once before the loop and feed the values that change")
+        # One finding per loop (the innermost that runs the call), naming every statement.
+        self._pending.setdefault(id(loops[-1]), []).append((node, code_of(node.func)))
 
+    def leave_For(self, original_node: cst.For) -> None:
+        self._statements.pop()
+        self._flush(original_node)
 
-def _product(counts) -> int:
-    total = 1
-    for count in counts:
-        total *= count
-    return total
+    def leave_While(self, original_node: cst.While) -> None:
+        self._statements.pop()
+        self._flush(original_node)
+
+    def _flush(self, loop: cst.CSTNode) -> None:
+        found = self._pending.pop(id(loop), None)
+        if not found:
+            return
+        node, what = found[0]
+        if len(found) == 1:
+            self.report(node, f"{what}() inside a loop that calls sess.run adds ops to the graph on every "
+                              f"iteration; build it once before the loop and feed the values that change")
+            return
+        lines = ", ".join(f"{w}()" for _n, w in found[1:])
+        self.report(node, f"{what}() and {len(found) - 1} more op-creating statement"
+                          f"{'s' if len(found) > 2 else ''} ({lines}) inside a loop that calls sess.run add "
+                          f"ops to the graph on every iteration; build them once before the loop and feed "
+                          f"the values that change")

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
-from tf_memlint.context import NUMPY_FILE_READERS, NUMPY_SHAPED_FACTORIES, Kind, _target_names, code_of
+from tf_memlint.context import TRACED_SCOPE
+from tf_memlint.facts.arrays import NUMPY_FILE_READERS, NUMPY_SHAPED_FACTORIES
+from tf_memlint.facts.sessions import TF1_GRAPH_CALLS
+from tf_memlint.syntax import Kind, code_of, target_names
 from tf_memlint.rule import Rule, register
 from tf_memlint.walk import walk
 
@@ -47,12 +52,13 @@ class PythonLoopInTfFunction(Rule):
     code = "TFM101"
     name = "python-loop-in-tf-function"
     summary = "Python loop with a large static bound in a traced function is unrolled into the graph"
+    triggers = TRACED_SCOPE
     options = _UNROLL_OPTION
 
     def visit_For(self, node: cst.For) -> None:
         if not self.context.in_traced_function:
             return
-        kind, count = self.context.loop_kind(node)
+        kind, count = self.context.tracing.loop_kind(node)
         if kind == "python" and count >= self.settings["min_unrolled_iterations"]:
             self.report(node, f"Python loop over {code_of(node.iter)} is unrolled into the traced "
                               f"graph ({count} copies of its body); use tf.range")
@@ -60,7 +66,7 @@ class PythonLoopInTfFunction(Rule):
     def visit_While(self, node: cst.While) -> None:
         if not self.context.in_traced_function:
             return
-        kind, count = self.context.loop_kind(node)
+        kind, count = self.context.tracing.loop_kind(node)
         if kind == "python" and count >= self.settings["min_unrolled_iterations"]:
             self.report(node, f"Python while loop on a Python int is unrolled into the traced graph "
                               f"({count} copies of its body); make the counter a tensor "
@@ -93,6 +99,7 @@ class TensorListAppendInTracedLoop(Rule):
     code = "TFM102"
     name = "tensor-list-append-in-traced-loop"
     summary = "tensors appended to a Python list in a loop of a traced function"
+    triggers = TRACED_SCOPE
     options = _UNROLL_OPTION
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -110,7 +117,7 @@ class TensorListAppendInTracedLoop(Rule):
                 or isinstance(node.args[0].value, (cst.SimpleString, cst.FormattedString)):
             return
         for loop in reversed(frame.loops):
-            kind, count = context.loop_kind(loop)
+            kind, count = context.tracing.loop_kind(loop)
             if kind == "graph":
                 self.report(node, f"{func.value.value}.append() inside a graph loop keeps only the "
                                   f"last traced value or raises InaccessibleTensorError; use tf.TensorArray")
@@ -133,9 +140,8 @@ def _only_created_once(function: cst.CSTNode, name: str) -> bool:
     """Every write of ``name`` sits under ``if name is None:``: the documented way to create a
     tf.Variable or generator on the first trace only (later traces see it already set)."""
     guarded: set[int] = set()
-    writes: list[cst.CSTNode] = []
 
-    class Writes(cst.CSTVisitor):
+    class Guards(cst.CSTVisitor):
         def visit_If(self, node: cst.If) -> None:
             if _is_none_test(node.test, name):
                 class Inner(cst.CSTVisitor):
@@ -143,6 +149,17 @@ def _only_created_once(function: cst.CSTNode, name: str) -> bool:
                         guarded.add(id(inner))
                 walk(node.body, Inner())
 
+    writes = _writes_of(function, name)
+    if writes:
+        walk(function, Guards())
+    return bool(writes) and all(id(w) in guarded for w in writes)
+
+
+def _writes_of(function: cst.CSTNode, name: str) -> list[cst.Assign | cst.AugAssign]:
+    """Every ``name = ...`` and ``name op= ...`` in ``function``, in source order."""
+    writes: list[cst.Assign | cst.AugAssign] = []
+
+    class Writes(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
             if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
                 writes.append(node)
@@ -152,7 +169,25 @@ def _only_created_once(function: cst.CSTNode, name: str) -> bool:
                 writes.append(node)
 
     walk(function, Writes())
-    return bool(writes) and all(id(w) in guarded for w in writes)
+    return writes
+
+
+# A deliberate trace counter names traces (103-A: tensorflow/docs random_numbers `num_traces`,
+# trace counters in tests on unseen code); only the name tells it from a per-call counter.
+_TRACE_NAME = re.compile(r"trac(e|es|ed|ing)(?![a-z])|trace_?count|num_?trac", re.IGNORECASE).search
+
+
+def _trace_counter(function: cst.CSTNode, name: str) -> bool:
+    """Every write of the global ``name`` is ``name += ...`` and the name says it counts traces."""
+    if not _TRACE_NAME(name):
+        return False
+    writes = _writes_of(function, name)
+    return bool(writes) and all(isinstance(w, cst.AugAssign) and isinstance(w.operator, cst.AddAssign)
+                                for w in writes)
+
+
+def _names_container(expr: cst.BaseExpression, name: str) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == name
 
 
 @register
@@ -181,6 +216,62 @@ class PythonStateInTracedFunction(Rule):
     code = "TFM103"
     name = "python-state-in-traced-function"
     summary = "global/nonlocal writes or outer Python containers mutated inside a traced function"
+    triggers = TRACED_SCOPE
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        self._ifs: list[cst.If] = []
+        self._init_scopes = 0
+        self._with_init: list[bool] = []
+
+    def visit_If(self, node: cst.If) -> None:
+        self._ifs.append(node)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self._ifs.pop()
+
+    def visit_With(self, node: cst.With) -> None:
+        lifted = any(self.context.call_name(item.item) == "tensorflow.init_scope" for item in node.items)
+        self._with_init.append(lifted)
+        self._init_scopes += lifted
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self._init_scopes -= self._with_init.pop()
+
+    def _deliberate(self, frame) -> bool:
+        """Trace-time side effects written on purpose: inside ``with tf.init_scope():`` (lifted out
+        of the graph: registration), or in a function traced once through a single
+        ``f.get_concrete_function(...)`` and never called."""
+        if self._init_scopes:
+            return True
+        node = frame.node
+        if not isinstance(node, cst.FunctionDef):
+            return False
+        uses = [n for n in self.context.nodes_in(self.context.module, into_functions=True)
+                if isinstance(n, cst.Attribute) and isinstance(n.value, cst.Name)
+                and n.value.value == node.name.value]
+        names = [n for n in self.context.nodes_in(self.context.module, into_functions=True)
+                 if isinstance(n, cst.Name) and n.value == node.name.value and n is not node.name]
+        return len(uses) == 1 and uses[0].attr.value == "get_concrete_function" and len(names) == 1
+
+    def _slot_guarded(self, name: str) -> bool:
+        """Create-on-first-trace with a container slot: the write sits under ``if slot[0] is None:``,
+        ``if not slot:``, ``if len(slot) == 0:`` on the same container."""
+        for test in (i.test for i in self._ifs):
+            if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+                test = test.expression
+                if _names_container(test, name):
+                    return True
+            if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+                op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+                left = test.left
+                if isinstance(op, cst.Is) and isinstance(right, cst.Name) and right.value == "None" \
+                        and isinstance(left, cst.Subscript) and _names_container(left.value, name):
+                    return True
+                if isinstance(op, cst.Equal) and isinstance(left, cst.Call) and code_of(left.func) == "len" \
+                        and left.args and _names_container(left.args[0].value, name):
+                    return True
+        return False
 
     def visit_Global(self, node: cst.Global) -> None:
         self._declaration(node, "global")
@@ -193,8 +284,9 @@ class PythonStateInTracedFunction(Rule):
         if frame is None or not frame.traced:
             return
         written = [n.name.value for n in node.names if n.name.value in frame.scope.assignments
-                   and not _only_created_once(frame.node, n.name.value)]
-        if written:
+                   and not _only_created_once(frame.node, n.name.value)
+                   and not _trace_counter(frame.node, n.name.value)]
+        if written and not self._deliberate(frame):
             self.report(node, f"{keyword} {', '.join(written)} written in a traced function runs once "
                               f"per trace, not once per call; keep the state in a tf.Variable")
 
@@ -220,10 +312,15 @@ class PythonStateInTracedFunction(Rule):
         name = container.value
         if frame.scope.binds(name):
             return  # a local container: its mutations are part of this trace only
-        found = self.context.lookup(name)
-        if found is None or found[1] is None or self.context.value_kind(found[1]) is not Kind.PY_CONTAINER:
+        found = self.context.binding(name)
+        if found is None or found.value is None or self.context.value_kind(found.value) is not Kind.PY_CONTAINER:
             return
-        where = "module-level" if found[0] is self.context.module_scope else "closure"
+        if self._slot_guarded(name) or self._deliberate(frame):
+            return
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) \
+                and (_TRACE_NAME(name) or _TRACE_NAME(code_of(node.target))):
+            return  # counters["traces"] += 1: a deliberate trace counter
+        where = "module-level" if found.scope is self.context.module_scope else "closure"
         self.report(node, f"{what} on the {where} container {name} in a traced function runs once per "
                           f"trace, not once per call; use a tf.Variable or return the value")
 
@@ -257,6 +354,7 @@ class RetraceOnPythonValue(Rule):
     code = "TFM104"
     name = "retrace-on-python-value"
     summary = "tf.function called with a Python number that changes per call retraces every time"
+    triggers = TRACED_SCOPE  # calls of a tf.function
     options = {
         "min_distinct_values": (
             MIN_DISTINCT_VALUES,
@@ -271,7 +369,7 @@ class RetraceOnPythonValue(Rule):
         self._literals: dict[tuple, dict[object, list[tuple[str, cst.Call]]]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
-        target = self.context.tf_function_target(node.func)
+        target = self.context.tracing.tf_function_target(node.func)
         if target is None:
             return
         threshold = self.settings["min_distinct_values"]
@@ -282,7 +380,9 @@ class RetraceOnPythonValue(Rule):
             slot = arg.keyword.value if arg.keyword is not None else position
             if arg.keyword is None:
                 position += 1
-            loop = self.context.varying_python_number(arg.value)
+            loop = self.context.tracing.varying_python_number(arg.value)
+            if isinstance(loop, cst.While) and self.context.in_traced_function:
+                loop = None  # a while loop of a traced caller is a graph loop: its counter is a tensor
             if loop is not None:
                 count = self.context.trip_count(loop.iter) if isinstance(loop, cst.For) else None
                 if count is None or count >= threshold:
@@ -341,15 +441,20 @@ class TfFunctionCreatedInLoop(Rule):
     """
 
     code = "TFM105"
+
+    # Opt-in: 0 of 1 findings worth acting on in the held-out corpus (rules/TFM105.md).
+
+    default_enabled = False
     name = "tf-function-created-in-loop"
     summary = "tf.function created inside a loop is traced again on every iteration"
+    triggers = TRACED_SCOPE  # tf.function in a loop
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
         self._decorators: set[int] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        decorator = self.context.tf_function_decorator(node)
+        decorator = self.context.tracing.tf_function_decorator(node)
         if decorator is None:
             return
         self._decorators.add(id(decorator))
@@ -367,12 +472,12 @@ class TfFunctionCreatedInLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.context.open_loops
-        if loops and self.context.is_tf_function_call(node.func):
+        if loops and self.context.tracing.is_tf_function_call(node.func):
             # tf.function(f)(jd, ...) with a value bound in the loop: if that value is a Python
             # object (a model, a distribution), it retraces even when hoisted; nothing to gain.
             if any(_mentions(arg.value, _names_bound_in(loops)) for arg in node.args):
                 self._decorators.add(id(node.func))
-        if id(node) in self._decorators or not self.context.is_tf_function_call(node):
+        if id(node) in self._decorators or not self.context.tracing.is_tf_function_call(node):
             return
         if not loops:
             return
@@ -389,17 +494,17 @@ def _names_bound_in(loops: list[cst.For | cst.While]) -> set[str]:
     class Binder(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
-                names.update(_target_names(target.target))
+                names.update(target_names(target.target))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_For(self, node: cst.For) -> None:
-            names.update(_target_names(node.target))
+            names.update(target_names(node.target))
 
         def visit_WithItem(self, node: cst.WithItem) -> None:
             if node.asname is not None:
-                names.update(_target_names(node.asname.name))
+                names.update(target_names(node.asname.name))
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
             names.add(node.name.value)
@@ -460,6 +565,7 @@ class LargeConstantInGraph(Rule):
     code = "TFM106"
     name = "large-constant-in-graph"
     summary = "NumPy array captured by or converted inside a traced function is embedded in the graph"
+    triggers = TRACED_SCOPE | TF1_GRAPH_CALLS  # traced code, or a TF1 graph
     options = {
         "min_array_bytes": (
             MIN_ARRAY_BYTES,
@@ -477,14 +583,14 @@ class LargeConstantInGraph(Rule):
         array sized by a parameter (``np.linspace(0, 1, n)``) that a traced function captures.
         Silent on ``np.array(<a list built at run time>)``, ``np.dot(a, b)`` and other derived
         arrays, and on ``tf.constant(np.random.rand(n))``: in real code mostly small."""
-        nbytes = self.context.ndarray_nbytes(expr)
+        nbytes = self.context.arrays.nbytes(expr)
         if nbytes is not None:
             return nbytes >= self.settings["min_array_bytes"]
-        origin = self.context.ndarray_origin(expr)
+        origin = self.context.arrays.origin(expr)
         return origin in NUMPY_FILE_READERS or (captured and origin in NUMPY_SHAPED_FACTORIES)
 
     def _size_text(self, expr: cst.BaseExpression) -> str:
-        nbytes = self.context.ndarray_nbytes(expr)
+        nbytes = self.context.arrays.nbytes(expr)
         return f" ({nbytes / 1e6:.1f} MB)" if nbytes is not None else ""
 
     # Names that are not uses of a captured array's values.
@@ -512,7 +618,7 @@ class LargeConstantInGraph(Rule):
         name = context.call_name(node)
         if name not in _EMBEDDING_CALLS or not node.args:
             return
-        if not (context.in_traced_function or context.builds_tf1_graph):
+        if not (context.in_traced_function or context.sessions.builds_tf1_graph):
             return
         value = node.args[0].value
         arrays = [e.value for e in value.elements] if isinstance(value, (cst.Tuple, cst.List)) \
@@ -520,7 +626,7 @@ class LargeConstantInGraph(Rule):
         if isinstance(value, cst.Dict) and name.endswith("from_tensor_slices"):
             arrays = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
         for array in arrays:
-            if context.is_ndarray(array) and self._large(array, captured=False):
+            if context.arrays.is_ndarray(array) and self._large(array, captured=False):
                 where = "a traced function" if context.in_traced_function else "a TF1 graph"
                 self.report(node, f"{code_of(node.func)}() of the NumPy array {code_of(array)}{self._size_text(array)} "
                                   f"in {where} embeds the array in the GraphDef; feed it as an argument, "
@@ -539,18 +645,18 @@ class LargeConstantInGraph(Rule):
         key = (id(frame.node), node.value)
         if key in self._reported:
             return
-        found = context.lookup(node.value)
-        if found is None or found[1] is None:
+        found = context.binding(node.value)
+        if found is None or found.value is None:
             return
-        scope = found[0]
+        scope = found.scope
         owner = next((f for f in context.frames if f.scope is scope), None)
         if scope is frame.scope or (owner is not None and owner.traced):
             return  # bound inside the graph being traced: not a capture from Python
         if scope is not context.module_scope and owner is None:
             return  # a class body
-        if not context.is_ndarray(found[1]) or not self._large(found[1], captured=True):
+        if not context.arrays.is_ndarray(found.value) or not self._large(found.value, captured=True):
             return
         self._reported.add(key)
-        self.report(node, f"the NumPy array {node.value}{self._size_text(found[1])} captured by a traced "
+        self.report(node, f"the NumPy array {node.value}{self._size_text(found.value)} captured by a traced "
                           f"function is embedded in its GraphDef as a constant; pass it as an argument "
                           f"or keep it in a tf.Variable")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import code_of
+from tf_memlint.checks import reach
+from tf_memlint.context import AT_POINT, STATIC
+from tf_memlint.facts.keras import GRADIENT_TAPE, MODEL_BUILD_TRIGGERS, TRAINING_TRIGGERS
 from tf_memlint.rule import Rule, register
+from tf_memlint.syntax import code_of
 
 
 def _is_true(expr: cst.BaseExpression) -> bool:
@@ -14,13 +17,47 @@ def _is_true(expr: cst.BaseExpression) -> bool:
 
 def _loop_is_small(context, loops, limit: int) -> bool:
     """Every enclosing loop has a static trip count and together they run fewer than ``limit`` times."""
-    total = 1
-    for loop in loops:
-        count = context.static_trip_count(loop)
-        if count is None:
-            return False
-        total *= count
-    return total < limit
+    total = context.iterations(loops, fallback=lambda loop: _splitter_count(context, loop))
+    return total is not None and total < limit
+
+
+# scikit-learn cross-validation splitters: (default n_splits, takes n_repeats).
+_SPLITTERS = {
+    "KFold": (5, False), "StratifiedKFold": (5, False), "GroupKFold": (5, False),
+    "StratifiedGroupKFold": (5, False), "TimeSeriesSplit": (5, False), "RepeatedKFold": (5, True),
+    "RepeatedStratifiedKFold": (5, True), "ShuffleSplit": (10, False),
+    "StratifiedShuffleSplit": (10, False), "GroupShuffleSplit": (5, False),
+}
+
+
+def _splitter_count(context, loop) -> int | None:
+    """Trip count of ``for train, test in S.split(...)`` with ``S = KFold(5)`` (any splitter
+    above): its ``n_splits`` (times ``n_repeats``), resolved through names; None if unknown."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call):
+        return None
+    func = loop.iter.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "split"):
+        return None
+    splitter = func.value
+    if isinstance(splitter, cst.Name):
+        splitter = context.value_of(splitter, AT_POINT)
+    if not isinstance(splitter, cst.Call):
+        return None
+    name = context.qualified_name(splitter.func) or code_of(splitter.func)
+    known = _SPLITTERS.get(name.rsplit(".", 1)[-1])
+    if known is None:
+        return None
+    default, repeated = known
+
+    def argument(keyword: str, position: int, fallback: int) -> int | None:
+        for index, arg in enumerate(splitter.args):
+            if (arg.keyword is not None and arg.keyword.value == keyword) \
+                    or (arg.keyword is None and index == position):
+                return context.int_value(arg.value, AT_POINT)
+        return fallback
+    splits = argument("n_splits", 0, default)
+    repeats = argument("n_repeats", 1, 10) if repeated else 1
+    return None if splits is None or repeats is None else splits * repeats
 
 
 @register
@@ -56,8 +93,13 @@ class PersistentTapeNotReleased(Rule):
     """
 
     code = "TFM401"
+
+    # Opt-in: 0 of 1 findings worth acting on in the held-out corpus (rules/TFM401.md).
+
+    default_enabled = False
     name = "persistent-tape-not-released"
     summary = "persistent GradientTape not deleted after its last gradient() call"
+    triggers = frozenset({GRADIENT_TAPE})
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None and isinstance(node.asname.name, cst.Name):
@@ -69,7 +111,7 @@ class PersistentTapeNotReleased(Rule):
 
     def _check(self, call: cst.BaseExpression, name: str) -> None:
         context = self.context
-        if not (isinstance(call, cst.Call) and context.call_name(call) == "tensorflow.GradientTape"
+        if not (isinstance(call, cst.Call) and context.call_name(call) == GRADIENT_TAPE
                 and any(a.keyword is not None and a.keyword.value == "persistent" and _is_true(a.value)
                         for a in call.args)):
             return
@@ -78,7 +120,7 @@ class PersistentTapeNotReleased(Rule):
         if context.open_loops:
             return  # bound afresh on every iteration: each rebinding releases the previous tape
         frame = context.function
-        nodes = context.walk(frame.node if frame is not None else context.module)
+        nodes = context.nodes_in(frame.node if frame is not None else context.module)
         start = next((i for i, n in enumerate(nodes) if n is call), None)
         if start is None:
             return
@@ -97,8 +139,48 @@ class PersistentTapeNotReleased(Rule):
                 last_use = index
         if frame is not None and not any(_keeps_scope_busy(n) for n in nodes[last_use:]):
             return  # a local released when the function returns, with no long work in between
+        if _only_output_after(context, frame.node.body if frame is not None else context.module,
+                              nodes[last_use]):
+            return  # prints, asserts, plots, then the end (401-A): nothing else runs while it is held
         self.report(call, f"persistent GradientTape `{name}` is never released: it keeps every recorded "
                           f"intermediate alive; `del {name}` after its last gradient() call")
+
+
+_OUTPUT_CALLS = frozenset({"print", "display", "show", "plot", "imshow", "subplot", "figure", "title",
+                           "xlabel", "ylabel", "legend", "savefig", "scatter", "hist", "pprint", "info"})
+
+
+def _only_output_after(context, body, last: cst.CSTNode) -> bool:
+    """After the statement holding ``last`` (the tape's last use), the scope runs only output:
+    ``print``/plotting/``display`` calls, asserts (``assert``, ``self.assert*``, ``np.testing``),
+    ``.numpy()`` and ``.shape`` reads, definitions, ``return``; loops and ifs made only of those."""
+    statements = list(body.body)
+    index = next((i for i, st in enumerate(statements)
+                  if st is last or any(n is last for n in context.nodes_in(st, into_functions=True))), None)
+    return index is not None and all(_is_output(context, st) for st in statements[index + 1:])
+
+
+def _is_output(context, statement: cst.CSTNode) -> bool:
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return True
+    if isinstance(statement, (cst.For, cst.While, cst.If)):
+        return all(_is_output(context, st) for st in statement.body.body) and (
+            getattr(statement, "orelse", None) is None)
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, (cst.Assert, cst.Pass, cst.Import, cst.ImportFrom)):
+            continue
+        if isinstance(small, cst.Return) and (small.value is None or isinstance(small.value, cst.Name)):
+            continue
+        value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
+        if not isinstance(value, cst.Call):
+            return False
+        name = code_of(value.func)
+        last = name.rsplit(".", 1)[-1]
+        if not (last in _OUTPUT_CALLS or last.startswith("assert") or "testing" in name or last == "numpy"):
+            return False
+    return True
 
 
 def _keeps_scope_busy(node: cst.CSTNode) -> bool:
@@ -154,6 +236,7 @@ class TensorHistoryInTrainingLoop(Rule):
     code = "TFM402"
     name = "tensor-history-in-training-loop"
     summary = "tensors appended to a Python list across iterations of an eager training loop"
+    triggers = frozenset(".append&" + step for step in TRAINING_TRIGGERS)  # an append in a training loop
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -167,21 +250,59 @@ class TensorHistoryInTrainingLoop(Rule):
         loops = context.loops_running(node)
         if not loops:
             return
-        latest = context.latest_value(func.value.value)
-        if latest is None or latest[1] or not _is_new_list(latest[0]):
+        history = context.value_of(func.value, AT_POINT)
+        if not _is_new_list(history):
             return
-        history = latest[0]
         growing = [loop for loop in loops
-                   if not any(history is n for n in context.walk(loop))
-                   and context.loop_is_training(loop) and not context.loop_runs_session(loop)]
-        if not growing or not context.is_eager_tensor(node.args[0].value):
+                   if not any(history is n for n in context.nodes_in(loop))
+                   and context.keras.loop_is_training(loop) and not context.sessions.loop_runs_session(loop)]
+        if not growing or not context.keras.is_eager_tensor(node.args[0].value):
             return
-        if context.consumed_by_tf(func.value.value):
+        if all(_trains_only_in_nested_loop(context, loop, loops) for loop in growing) \
+                and _is_scalar(context, node.args[0].value):
+            return  # one scalar per epoch (a plotting history): bounded by the epochs, not the steps
+        if context.keras.consumed_by_tf(func.value.value):
             return  # `tf.concat(history)` after the loop: the tensors are the point, not a history
         value = code_of(node.args[0].value)
         self.report(node, f"{func.value.value}.append({value}) keeps one more tensor alive on every "
                           f"iteration of the training loop; append float({value}) "
                           f"(or {value}.numpy()) instead")
+
+
+_REDUCTIONS = frozenset(f"tensorflow.{ns}reduce_{op}" for ns in ("", "math.")
+                        for op in ("mean", "sum", "max", "min", "prod", "std", "variance", "all", "any"))
+
+
+def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+    """A scalar tensor: ``metric.result()``, ``tf.reduce_mean(x)`` without ``axis``, a name bound
+    to one, or a call of a local function whose every return is one."""
+    if _depth > 3:
+        return False
+    if isinstance(expr, cst.Name):
+        value = context.value_of(expr, AT_POINT)
+        return value is not None and value is not expr and _is_scalar(context, value, _depth + 1)
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "result" and not expr.args:
+        return True  # a Keras metric's running value
+    if context.call_name(expr) in _REDUCTIONS:
+        return len([a for a in expr.args if a.keyword is None]) == 1 and not any(
+            a.keyword is not None and a.keyword.value in ("axis", "reduction_indices") for a in expr.args)
+    if isinstance(func, cst.Name) and context.call_name(expr) is None:
+        definition = context.functions.definition(func.value)
+        if definition is None:
+            return False
+        returns = [n for n in context.nodes_in(definition.body) if isinstance(n, cst.Return)]
+        return bool(returns) and all(r.value is not None and _is_scalar(context, r.value, _depth + 1)
+                                     for r in returns)
+    return False
+
+
+def _trains_only_in_nested_loop(context, loop: cst.CSTNode, around: list) -> bool:
+    """``loop`` is an epoch loop: a loop nested in it (not one around the append) takes the steps."""
+    return any(isinstance(n, (cst.For, cst.While)) and not any(n is a for a in around)
+               and context.keras.loop_is_training(n) for n in context.nodes_in(loop))
 
 
 def _is_new_list(expr: cst.BaseExpression | None) -> bool:
@@ -218,8 +339,13 @@ class ModelInLoopWithoutClearSession(Rule):
     """
 
     code = "TFM403"
+
+    # Opt-in: 0 of 4 findings worth acting on in the held-out corpus (rules/TFM403.md).
+
+    default_enabled = False
     name = "model-in-loop-without-clear-session"
     summary = "Keras model built or loaded in a loop with no keras.backend.clear_session()"
+    triggers = MODEL_BUILD_TRIGGERS
     options = {
         "model_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 3-item list) are not reported"),
@@ -227,17 +353,21 @@ class ModelInLoopWithoutClearSession(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
-        if context.in_traced_function or not context.is_keras_model_build(node):
+        if context.in_traced_function or not context.keras.is_model_build(node):
+            reach.model_reach(self, node)  # a function that builds one, called per iteration/request
             return
         loops = context.loops_running(node)
-        if not loops or any(context.loop_clears_session(loop) for loop in loops):
+        if not loops:
+            reach.model_in_handler(self, node)  # per request / per batch (facts/events.py)
+            return
+        if any(context.keras.loop_clears_session(loop) for loop in loops):
             return
         if _loop_is_small(context, loops, self.settings["model_loop_min_iterations"]):
             return
         owner = context.enclosing_class
-        if owner is not None and owner.name.value in context.keras_classes:
+        if owner is not None and owner.name.value in context.keras.layer_classes:
             return  # sub-models composed in a Keras model's __init__
-        if context.is_kept(node, loops[-1]):
+        if context.keras.is_kept(node, loops[-1]):
             return  # an ensemble: every model is meant to stay alive
         self.report(node, f"{code_of(node.func)}() builds a Keras model on every iteration without "
                           f"keras.backend.clear_session(): each model's state stays alive; call "
@@ -269,8 +399,13 @@ class PredictInLoop(Rule):
     """
 
     code = "TFM404"
+
+    # Opt-in: 34 of 42 findings worth acting on in the held-out corpus (rules/TFM404.md).
+
+    default_enabled = False
     name = "predict-in-loop"
     summary = "Keras model.predict() called per iteration of a loop: slow; call the model directly"
+    triggers = frozenset(".predict&" + build for build in MODEL_BUILD_TRIGGERS)  # on a known Keras model
     options = {
         "predict_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),
@@ -279,22 +414,114 @@ class PredictInLoop(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args):
+            reach.predict_reach(self, node)  # a function that predicts, called per iteration/request
             return
         context = self.context
-        if context.in_traced_function or not context.is_keras_model(func.value) \
-                or context.overrides(func.value, "predict"):
+        if context.in_traced_function or not context.keras.is_model(func.value) \
+                or context.keras.overrides(func.value, "predict"):
+            reach.predict_reach(self, node)  # self.model.predict() of a class of this module
+            reach.predict_in_handler(self, node)  # a global model (`global model`) in a handler
             return  # not Keras's predict: the model's own class defines a predict method
         loops = context.loops_running(node)
-        if not loops or _loop_is_small(context, loops, self.settings["predict_loop_min_iterations"]):
+        if not loops:
+            reach.predict_in_handler(self, node)  # per request / per batch (facts/events.py)
             return
-        model_value = context.resolved(func.value)
-        if any(model_value is n for n in context.walk(loops[-1])):
+        if _loop_is_small(context, loops, self.settings["predict_loop_min_iterations"]):
+            return
+        model_value = context.value_of(func.value, AT_POINT)
+        if any(model_value is n for n in context.nodes_in(loops[-1])):
             return  # a new model each iteration (k-fold, bootstrap): one predict per model
-        used = {n.value for arg in node.args for n in [arg.value, *context.walk(arg.value)]
+        used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
                 if isinstance(n, cst.Name)}
-        if not any(used & context.names_changing_in(loop) for loop in loops) \
-                and any(context.loop_fits_model(loop) for loop in loops):
+        if not any(used & context.keras.names_changing_in(loop) for loop in loops) \
+                and any(context.keras.loop_fits_model(loop) for loop in loops):
             return  # the same data once per epoch of a fit loop: monitoring, not per-item scoring
+        if _predicts_whole_batch(context, node, loops[-1]):
+            return  # one call per batch of a batching iterator: the forward pass dominates
         model = code_of(func.value)
         self.report(node, f"{model}.predict() in a loop pays its set-up cost on every call; call "
                           f"{model}(x, training=False) in the loop, or predict once on the whole batch")
+
+
+# What yields whole batches when iterated: tf.data batching, Keras dataset utilities (batched by
+# default), Keras ImageDataGenerator flows.
+_BATCHING_METHODS = frozenset({"batch", "padded_batch", "ragged_batch", "flow", "flow_from_directory",
+                               "flow_from_dataframe"})
+_BATCHED_UTILITIES = frozenset({"image_dataset_from_directory", "text_dataset_from_directory",
+                                "audio_dataset_from_directory", "timeseries_dataset_from_array"})
+_PASSING_METHODS = frozenset({"take", "skip", "prefetch", "cache", "shuffle", "repeat", "map", "filter",
+                              "with_options", "as_numpy_iterator"})
+_ONE_ITEM_CALLS = frozenset({"expand_dims", "reshape", "array", "asarray", "stack", "newaxis"})
+
+
+def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
+    """``model.predict(batch)`` where ``batch`` is what the loop yields (or a call on it that
+    keeps its batch dimension, ``preprocess_input(images)``) and the loop iterates a batching
+    source (404-A)."""
+    if not isinstance(loop, cst.For):
+        return False
+    target = loop.target
+    parts = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+    names = {p.value for p in parts if isinstance(p, cst.Name)}
+    arg = call.args[0].value
+    for _ in range(2):  # x = preprocess_input(images); model.predict(x)
+        if isinstance(arg, cst.Name) and arg.value not in names:
+            arg = context.value_of(arg, AT_POINT)
+        if isinstance(arg, cst.Call) and arg.args and (code_of(arg.func).rsplit(".", 1)[-1] not in _ONE_ITEM_CALLS):
+            arg = arg.args[0].value
+    if not (isinstance(arg, cst.Name) and arg.value in names):
+        return False
+    return _is_batching(context, loop.iter, 0)
+
+
+def _is_batching(context, expr, depth: int) -> bool:
+    if depth > 4 or expr is None:
+        return False
+    if isinstance(expr, cst.Name):
+        value = context.value_of(expr, AT_POINT)
+        if value is not None:
+            return _is_batching(context, value, depth + 1)
+        return _parameter_is_batching(context, expr.value, depth)
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    name = (context.qualified_name(func) or code_of(func)).rsplit(".", 1)[-1]
+    if name in _BATCHED_UTILITIES:
+        return not any(a.keyword is not None and a.keyword.value == "batch_size"
+                       and isinstance(a.value, cst.Name) and a.value.value == "None" for a in expr.args)
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in _BATCHING_METHODS:
+            return True
+        if func.attr.value in _PASSING_METHODS:
+            return _is_batching(context, func.value, depth + 1)
+    if isinstance(func, cst.Name):
+        definition = context.functions.definition(func.value)
+        if definition is not None:  # a local generator that yields lists filled up to batch_size
+            inner = context.nodes_in(definition.body, into_functions=True)
+            return any(isinstance(n, cst.Yield) for n in inner) and any(
+                isinstance(n, cst.Name) and "batch" in n.value.lower() for n in inner)
+    return False
+
+
+def _parameter_is_batching(context, name: str, depth: int) -> bool:
+    """``name`` is a parameter of the enclosing function and every call of that function in this
+    module that passes it passes a batching source."""
+    frame = context.function
+    if frame is None or not isinstance(frame.node, cst.FunctionDef):
+        return False
+    params = [p.name.value for p in frame.node.params.params]
+    if name not in params:
+        return False
+    position, function = params.index(name), frame.node.name.value
+    passed = []
+    for node in context.nodes_in(context.module, into_functions=True):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == function:
+            arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == name),
+                       None)
+            positional = [a.value for a in node.args if a.keyword is None]
+            if arg is None and len(positional) > position:
+                arg = positional[position]
+            if arg is not None:
+                passed.append(arg)
+    return bool(passed) and all(_is_batching(context, context.value_of(a, STATIC) if isinstance(a, cst.Name)
+                                             else a, depth + 1) for a in passed)

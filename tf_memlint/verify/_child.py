@@ -64,7 +64,7 @@ def _graph_def(tf, obj):
         return obj
     raise TypeError(
         "a graph signal needs workload(n) to return (tf_function, args), a ConcreteFunction, "
-        f"a tf.Graph or a GraphDef, got {type(obj).__name__}"
+        f"a tf.Graph or a GraphDef, got {'None' if obj is None else type(obj).__name__}"
     )
 
 
@@ -80,7 +80,7 @@ class _TraceCounter:
     """Counts tf.function tracings (each one builds a new ConcreteFunction graph)."""
 
     def __init__(self):
-        from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc
+        from tensorflow.python.eager.polymorphic_function import tracing_compilation as tc  # noqa: PLC0415
 
         self.count = 0
         self._module = tc
@@ -93,11 +93,81 @@ class _TraceCounter:
         tc._create_concrete_function = counting  # pylint: disable=protected-access
 
 
+class _Aux:
+    """The auxiliary signals every measurement records next to its own (premises test them):
+    wall time, allocator peak above the level before the call, tf.function tracings."""
+
+    def __init__(self, tf, counter):
+        self.tf, self.counter = tf, counter
+        self.base = None
+        self.traces0 = counter.count if counter else None
+
+    def start(self):
+        try:
+            self.tf.config.experimental.reset_memory_stats("CPU:0")
+            self.base = self.tf.config.experimental.get_memory_info("CPU:0")["current"]
+        except Exception:  # noqa: BLE001 - no allocator statistics (graph mode...): leave it out
+            self.base = None
+        self.traces0 = self.counter.count if self.counter else None
+
+    def finish(self, seconds: float, graph_built: bool = False) -> dict:
+        aux: dict = {"seconds": seconds}
+        if self.base is not None:
+            try:
+                aux["alloc_peak"] = self.tf.config.experimental.get_memory_info("CPU:0")["peak"] - self.base
+            except Exception:  # noqa: BLE001
+                pass
+        if self.counter is not None and self.traces0 is not None:
+            aux["traces"] = self.counter.count - self.traces0
+        aux["tf_work"] = int(graph_built or aux.get("alloc_peak", 0) > 0 or aux.get("traces", 0) > 0)
+        return aux
+
+
+def _number_result(value, n):
+    """The value of the ``returned`` signal: a finite number (bools count as 0/1)."""
+    import math
+
+    if value is None:
+        raise _SignalError(f"workload({n}) returned None: the 'returned' signal needs it to return "
+                           "a number (int, float or bool), e.g. the counter the claim is about")
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise _SignalError(f"workload({n}) returned {value}: the 'returned' signal needs a finite number")
+        return value
+    try:  # a 0-d tensor or NumPy scalar
+        number = float(value)
+    except (TypeError, ValueError):
+        raise _SignalError(f"workload({n}) returned a {type(value).__name__}: the 'returned' signal "
+                           "needs a number (int, float or bool)") from None
+    if not math.isfinite(number):
+        raise _SignalError(f"workload({n}) returned {number}: the 'returned' signal needs a finite number")
+    return number
+
+
+class _SignalError(Exception):
+    """What workload(n) returned cannot be measured by the claim's signal (not the workload's fault)."""
+
+
+def _oom_message(exc, limit: int) -> str:
+    text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return ("out of memory: TensorFlow could not allocate a tensor (ResourceExhaustedError"
+            + (f": {text}" if text else "") + f"); the address-space limit is {limit / 2**30:.1f} GiB "
+            "(memory_limit_mib)")
+
+
 def measure(spec: dict, out: str) -> int:
     """Measure one (claim, variant, size): write the result (or the error) to ``out``."""
     limit = int(spec.get("memory_limit_bytes") or 0)
     if limit > 0:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    tmp = spec.get("tmpdir")
+    if tmp:  # AutoGraph writes __autograph_generated_file*.py into the temp dir: use ours
+        import tempfile
+
+        os.environ["TMPDIR"] = tmp
+        tempfile.tempdir = tmp
     signal = spec["signal"]
     n = spec["size"]
     warmup = spec.get("warmup")
@@ -129,36 +199,54 @@ def measure(spec: dict, out: str) -> int:
         return 3
 
     extra: dict = {}
-    counter = _TraceCounter() if signal == "traces" else None
+    result = None
+    try:
+        counter = _TraceCounter()
+    except Exception:  # noqa: BLE001 - a TensorFlow without that internal: no trace counts
+        counter = None
+        if signal == "traces":
+            _write(out, {"error": "cannot count tf.function tracings in this TensorFlow version",
+                         "kind": "spec"})
+            return 3
+    aux = _Aux(tf, counter)
+    graph_built = False
     try:
         if warmup is not None:
             workload(warmup)  # its result is dropped before the measurement
         value = None
         if signal in ("graph_nodes", "graphdef_bytes", "graph_ops"):
+            aux.start()
             t0 = time.perf_counter()
             result = workload(n)
             seconds = time.perf_counter() - t0
             if signal == "graph_ops":
                 graph = result if isinstance(result, tf.Graph) else getattr(result, "graph", None)
                 if not isinstance(graph, tf.Graph):
-                    raise TypeError("graph_ops needs workload(n) to return a tf.Graph "
-                                    f"(or an object with .graph), got {type(result).__name__}")
+                    raise _SignalError("graph_ops needs workload(n) to return a tf.Graph "
+                                       f"(or an object with .graph), got {_type_name(result)}")
                 value = len(graph.get_operations())
             else:
-                gd = _graph_def(tf, result)
+                try:
+                    gd = _graph_def(tf, result)
+                except TypeError as exc:
+                    raise _SignalError(str(exc)) from None
                 nodes = len(gd.node) + sum(len(f.node_def) for f in gd.library.function)
                 extra = {"graph_nodes": nodes, "graphdef_bytes": gd.ByteSize()}
                 value = extra[signal]
+            graph_built = True
         elif signal == "traces":
-            before = counter.count
+            aux.start()
             t0 = time.perf_counter()
             result = workload(n)
             seconds = time.perf_counter() - t0
-            value = counter.count - before
+            value = aux.counter.count - aux.traces0
         elif signal in ("alloc_peak", "alloc_held"):
             _trim()
-            tf.config.experimental.reset_memory_stats("CPU:0")
-            base = tf.config.experimental.get_memory_info("CPU:0")["current"]
+            aux.start()
+            base = aux.base
+            if base is None:
+                raise _SignalError("the CPU allocator keeps no statistics here "
+                                   "(tf.config.experimental.get_memory_info failed)")
             t0 = time.perf_counter()
             result = workload(n)
             seconds = time.perf_counter() - t0
@@ -171,11 +259,13 @@ def measure(spec: dict, out: str) -> int:
             extra = {"base": base, "peak": info["peak"], "current_after": info["current"]}
         elif signal == "live_tensors":
             before = _count_eager_tensors(tf)
+            aux.start()
             t0 = time.perf_counter()
             result = workload(n)
             seconds = time.perf_counter() - t0
             value = _count_eager_tensors(tf) - before
         elif signal == "rss":
+            aux.start()
             _trim()
             before = _rss_bytes()
             t0 = time.perf_counter()
@@ -185,27 +275,26 @@ def measure(spec: dict, out: str) -> int:
             value = _rss_bytes() - before
             extra = {"rss_before": before}
         elif signal == "seconds":
+            aux.start()
             _trim()
             t0 = time.perf_counter()
             result = workload(n)
             seconds = time.perf_counter() - t0
             value = seconds
         elif signal == "returned":
+            aux.start()
             t0 = time.perf_counter()
             result = workload(n)
             seconds = time.perf_counter() - t0
-            value = result
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                value = float(value)
+            value = _number_result(result, n)
         elif signal == "exception":
+            aux.start()
             t0 = time.perf_counter()
             try:
                 result = workload(n)
                 value = "none"
-            except MemoryError:
+            except (MemoryError, tf.errors.ResourceExhaustedError):
                 raise
-            except tf.errors.ResourceExhaustedError:
-                raise MemoryError from None
             except Exception as exc:  # noqa: BLE001 - the exception is the measurement
                 value = type(exc).__name__
                 extra = {"message": str(exc)[:300]}
@@ -215,14 +304,31 @@ def measure(spec: dict, out: str) -> int:
             return 3
     except MemoryError:
         _write(out, {"error": "out of memory: the fixture hit the address-space limit of "
-                              f"{limit / 2**30:.1f} GiB", "kind": "oom"})
+                              f"{limit / 2**30:.1f} GiB (memory_limit_mib)", "kind": "oom"})
+        return 3
+    except _SignalError as exc:
+        _write(out, {"error": str(exc)[:500], "kind": "signal"})
         return 3
     except BaseException as exc:  # noqa: BLE001
+        if isinstance(exc, tf.errors.ResourceExhaustedError):
+            _write(out, {"error": _oom_message(exc, limit), "kind": "oom"})
+            return 3
         _write(out, {"error": f"workload({n}) raised {type(exc).__name__}: {exc}"[:500],
                      "kind": "raised", "traceback": traceback.format_exc(limit=6)})
         return 3
-    _write(out, {"value": value, "seconds": seconds, "extra": extra, "tf_version": tf.__version__})
+    auxiliary = aux.finish(seconds, graph_built)
+    if signal != "returned":
+        try:
+            auxiliary["returned"] = _number_result(result, n)
+        except _SignalError:
+            pass
+    _write(out, {"value": value, "seconds": seconds, "extra": extra, "aux": auxiliary,
+                 "tf_version": tf.__version__})
     return 0
+
+
+def _type_name(obj) -> str:
+    return "None" if obj is None else type(obj).__name__
 
 
 def zygote() -> int:

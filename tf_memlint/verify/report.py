@@ -1,32 +1,43 @@
-"""Reports: a text table, JSON, and the Markdown evidence page."""
+"""Reports: a text table, JSON, the Markdown evidence page, and the figures quoted on rule pages."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import platform
+import re
+import string
 from pathlib import Path
 
-from .verdict import ClaimResult, _fmt, _human
+from .claims import BrokenClaim
+from .verdict import ClaimResult, _fmt, _human, _unit_of, slope
+
+JSON_FORMAT_VERSION = 2
 
 
 def _series(result: ClaimResult, variant: str) -> str:
-    unit = result.claim.unit
-    return " / ".join(_human(v, unit) for v in result.series[variant])
+    unit = getattr(result.claim, "unit", "")
+    return " / ".join(_human(v, unit) for v in result.series[variant]) or "-"
 
 
 def _describe(check, unit: str) -> str:
     """The check with its threshold in the signal's unit (`bad_slope >= 64 KiB`)."""
     if check.equals is not None or check.quantity in ("ratio", "slope_ratio") or unit not in ("bytes", "s"):
         return check.describe()
+    q = check.quantity if check.signal is None else f"{check.quantity}({check.signal})"
     if check.at_least is not None:
-        return f"{check.quantity} >= {_human(check.at_least, unit)}"
-    return f"{check.quantity} <= {_human(check.at_most, unit)}"
+        return f"{q} >= {_human(check.at_least, unit)}"
+    return f"{q} <= {_human(check.at_most, unit)}"
 
 
-def _check_line(cr, unit: str) -> str:
-    return f"{_describe(cr.check, unit)}: {_check_value(cr, unit)} -> {cr.outcome} ({cr.margin})"
+def _check_line(cr, claim) -> str:
+    unit = _unit_of(claim, cr.check)
+    why = f" [{cr.check.why}]" if cr.premise and cr.check.why else ""
+    if cr.value is None:
+        return f"{_describe(cr.check, unit)}: {cr.outcome}: {cr.margin}{why}"
+    return f"{_describe(cr.check, unit)}: {_check_value(cr, unit)} -> {cr.outcome} ({cr.margin}){why}"
 
 
 def machine() -> dict:
@@ -58,38 +69,77 @@ def tf_version(results: list[ClaimResult]) -> str | None:
     return None
 
 
-def as_dict(results: list[ClaimResult], elapsed: float, jobs: int) -> dict:
+def _finite(x):
+    """JSON has no Infinity or NaN: such numbers become null (the text says why)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    return x
+
+
+def _check_dict(cr, claim) -> dict:
+    c = cr.check
     return {
+        "check": c.describe(), "quantity": c.quantity, "signal": c.signal or claim.signal,
+        "at_least": c.at_least, "at_most": c.at_most, "equals": c.equals,
+        "refuted_below": c.refuted_below, "refuted_above": c.refuted_above, "over": c.over,
+        "unit": _unit_of(claim, c) if c.quantity not in ("ratio", "slope_ratio") else "",
+        "why": c.why or None,
+        "value": cr.value, "low": cr.low, "high": cr.high, "outcome": cr.outcome,
+        "margin": cr.margin, "per_size": cr.per_size,
+    }
+
+
+def claim_dict(r: ClaimResult) -> dict:
+    c = r.claim
+    if isinstance(c, BrokenClaim):
+        return {"id": c.id, "kind": c.kind, "statement": c.statement, "source": str(c.source),
+                "expect": c.expect, "verdict": r.verdict, "as_expected": r.as_expected,
+                "reason": r.reason, "errors": r.errors, "wall_s": 0.0}
+    return {
+        "id": c.id, "kind": c.kind, "statement": c.statement,
+        "source": str(c.source), "signal": c.signal, "unit": c.unit,
+        "size_name": c.size_name, "sizes": c.sizes,
+        "bad": str(c.bad), "good": str(c.good),
+        "repeats": max((run.task.repeat + 1 for run in r.runs), default=0),
+        "max_repeats": c.max_repeats,
+        "expect": c.expect, "verdict": r.verdict, "as_expected": r.as_expected, "reason": r.reason,
+        "wall_s": round(r.wall_s, 2),
+        "series": r.series, "spread": r.spread,
+        "premises": [_check_dict(p, c) for p in r.premises],
+        "checks": [_check_dict(cr, c) for cr in r.checks],
+        "quote": render_quote(r),
+        "errors": r.errors,
+        "error_output": [run.output for run in r.runs if not run.ok][:3],
+        "runs": [{"variant": run.task.variant, "size": run.task.size,
+                  "repeat": run.task.repeat, "value": run.value, "error": run.error,
+                  "wall_s": round(run.wall_s, 2), "workload_s": run.workload_s, "aux": run.aux}
+                 for run in r.runs],
+    }
+
+
+def as_dict(results: list[ClaimResult], elapsed: float, jobs: int, command: str = "",
+            warnings: list[str] | None = None) -> dict:
+    return _finite({
+        "format_version": JSON_FORMAT_VERSION,
+        "command": command,
         "tensorflow": tf_version(results),
         "machine": machine(),
         "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "elapsed_s": round(elapsed, 1),
         "jobs": jobs,
         "ok": all(r.as_expected for r in results),
-        "claims": [
-            {
-                "id": r.claim.id, "kind": r.claim.kind, "statement": r.claim.statement,
-                "source": str(r.claim.source), "signal": r.claim.signal, "unit": r.claim.unit,
-                "size_name": r.claim.size_name, "sizes": r.claim.sizes,
-                "bad": str(r.claim.bad), "good": str(r.claim.good), "repeats": r.claim.repeats,
-                "expect": r.claim.expect, "verdict": r.verdict, "as_expected": r.as_expected,
-                "series": r.series, "spread": r.spread,
-                "checks": [{"check": c.check.describe(), "value": c.value, "outcome": c.outcome,
-                            "margin": c.margin, "per_size": c.per_size} for c in r.checks],
-                "errors": r.errors,
-                "error_output": [run.output for run in r.runs if not run.ok][:3],
-                "runs": [{"variant": run.task.variant, "size": run.task.size,
-                          "repeat": run.task.repeat, "value": run.value, "error": run.error,
-                          "wall_s": round(run.wall_s, 2), "workload_s": run.workload_s}
-                         for run in r.runs],
-            }
-            for r in results
-        ],
-    }
+        "warnings": list(warnings or []),
+        "claims": [claim_dict(r) for r in results],
+    })
 
 
-def render_json(results, elapsed, jobs) -> str:
-    return json.dumps(as_dict(results, elapsed, jobs), indent=2, default=str) + "\n"
+def render_json(results, elapsed, jobs, command: str = "", warnings=None) -> str:
+    return json.dumps(as_dict(results, elapsed, jobs, command, warnings), indent=2, default=str,
+                      allow_nan=False) + "\n"
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -100,19 +150,38 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(out)
 
 
-def render_text(results: list[ClaimResult], elapsed: float, jobs: int) -> str:
+def _sizes(r: ClaimResult) -> str:
+    c = r.claim
+    if isinstance(c, BrokenClaim):
+        return "-"
+    return f"{c.size_name}={'/'.join(_fmt(s) for s in c.sizes)}"
+
+
+def render_text(results: list[ClaimResult], elapsed: float, jobs: int, warnings=None) -> str:
     rows = []
     for r in results:
         mark = "ok" if r.as_expected else "UNEXPECTED"
         rows.append([r.claim.id, r.claim.kind, r.verdict, f"expected {r.claim.expect}: {mark}",
-                     r.claim.signal, f"{r.claim.size_name}={'/'.join(_fmt(s) for s in r.claim.sizes)}",
-                     _series(r, "bad"), _series(r, "good")])
-    out = [_table(rows, ["claim", "kind", "verdict", "expectation", "signal", "sizes", "bad", "good"])]
+                     getattr(r.claim, "signal", "-"), _sizes(r), _series(r, "bad"), _series(r, "good"),
+                     f"{r.wall_s:.0f}s"])
+    out = [_table(rows, ["claim", "kind", "verdict", "expectation", "signal", "sizes", "bad", "good",
+                         "time"])]
     out.append("")
+    for w in warnings or []:
+        out.append(f"warning: {w}")
+    if warnings:
+        out.append("")
     for r in results:
         out.append(f"{r.claim.id}: {r.verdict} - {r.claim.statement}")
+        if r.reason and r.verdict != "CONFIRMED":
+            out.append(f"    why: {r.reason}")
+        if r.premises and all(p.outcome == "pass" for p in r.premises):
+            out.append(f"    premises: all {len(r.premises)} hold")
+        else:
+            for p in r.premises:
+                out.append(f"    premise {_check_line(p, r.claim)}")
         for c in r.checks:
-            out.append(f"    {_check_line(c, r.claim.unit)}")
+            out.append(f"    {_check_line(c, r.claim)}")
         for e in r.errors:
             out.append(f"    ERROR {e}")
         for run in r.runs:
@@ -127,22 +196,39 @@ def render_text(results: list[ClaimResult], elapsed: float, jobs: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _link(target: Path, base: Path | None) -> str:
+    """A link to ``target`` that works from a report written in ``base``."""
+    if base is None:
+        return target.as_posix()
+    try:
+        return Path(os.path.relpath(target, base)).as_posix()
+    except ValueError:  # another drive (Windows)
+        return target.resolve().as_uri()
+
+
 def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
-                    plots: dict | None = None, plot_base: Path | None = None) -> str:
-    info = as_dict(results, elapsed, jobs)
+                    plots: dict | None = None, plot_base: Path | None = None, command: str = "",
+                    warnings=None) -> str:
+    """The evidence page. ``plot_base`` is the directory the page is written to: every link
+    (claims, fixtures, plots) is relative to it, so the page works wherever it is written."""
+    info = as_dict(results, elapsed, jobs, command)
     m = info["machine"]
+    base = plot_base
+    claim_dirs = sorted({r.claim.source.parent for r in results}, key=str)
+    sources = ", ".join(f"[{d.name}]({_link(d, base)})" for d in claim_dirs)
     lines = [
         "# Evidence: every claim, measured",
         "",
-        "Written by `tf-memlint verify --format markdown -o rules/EVIDENCE.md --plots rules/plots "
-        "--plot TFM101 --plot TFM301`;",
-        "do not edit by hand. Each rule's claim (and each refuted myth) ran under real TensorFlow:",
-        "every (claim, variant, size, repeat) in a fresh process with its own time and address-space",
-        "limit (forked from a process that has only imported TensorFlow; `--no-fork` starts a new",
-        "interpreter for each instead), deterministic signals once, noisy ones (RSS, time) three times",
-        "with the median kept. A verdict is CONFIRMED when every check passes, REFUTED when one clearly",
-        "fails, INCONCLUSIVE in between. The claims themselves are the `## Claim` blocks of",
-        "[the rule pages](.) and [the myths](myths/); see `tf_memlint/verify/README.md` for the format.",
+        f"Written by `{command or 'tf-memlint verify'}`; do not edit by hand.",
+        "Each claim ran under real TensorFlow: every (claim, variant, size, repeat) in a fresh",
+        "process with its own time and address-space limit. Deterministic signals run once and in",
+        "parallel; noisy ones (RSS, time) run alone, at least three times and up to the claim's",
+        "`max_repeats` until the verdict is decided. Figures are medians; a check decides on the",
+        "range of the repeats, so every repeat must agree. A verdict is CONFIRMED when every check",
+        "passes, REFUTED when one clearly fails (beyond its band), INCONCLUSIVE in between or when a",
+        "premise (the measurement means something: both variants did TensorFlow work...) does not",
+        "hold, ERROR when a measurement failed. Claims: " + (sources or "-") + "; format: "
+        "`tf_memlint/verify/README.md`.",
         "",
         f"- TensorFlow: {info['tensorflow']}",
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} RAM, {m['os']}, Python {m['python']}",
@@ -150,39 +236,74 @@ def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
         f"- Run: {len(results)} claims in {info['elapsed_s']:.0f} s with `--jobs {jobs}`; "
         + ("every verdict as expected." if info["ok"] else "**some verdicts not as expected.**"),
         "",
-        "| claim | kind | verdict | expected | signal | sizes | bad | good |",
-        "|---|---|---|---|---|---|---|---|",
     ]
+    for w in warnings or []:
+        lines.append(f"- Warning: {w}")
+    if warnings:
+        lines.append("")
+    lines += ["| claim | kind | verdict | expected | signal | sizes | bad | good | time |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
-        sizes = f"{r.claim.size_name} = {', '.join(_fmt(s) for s in r.claim.sizes)}"
-        lines.append(f"| [{r.claim.id}](#{_anchor(r.claim.id)}) | {r.claim.kind} | **{r.verdict}** | "
-                     f"{r.claim.expect} | {r.claim.signal} | {sizes} | {_series(r, 'bad')} | "
-                     f"{_series(r, 'good')} |")
+        c = r.claim
+        sizes = ("-" if isinstance(c, BrokenClaim)
+                 else f"{c.size_name} = {', '.join(_fmt(s) for s in c.sizes)}")
+        lines.append(f"| [{c.id}](#{_anchor(c.id)}) | {c.kind} | **{r.verdict}** | "
+                     f"{c.expect} | {getattr(c, 'signal', '-')} | {sizes} | {_series(r, 'bad')} | "
+                     f"{_series(r, 'good')} | {r.wall_s:.0f} s |")
     lines.append("")
     for r in results:
         c = r.claim
         lines += [f"## {c.id}", "", f"**{r.verdict}** (expected {c.expect}). {c.statement}", ""]
+        if isinstance(c, BrokenClaim):
+            lines += [f"- ERROR: {e}" for e in r.errors] + [""]
+            continue
+        if r.reason and r.verdict != "CONFIRMED":
+            lines += [f"Why: {r.reason}.", ""]
         if c.notes:
             lines += [c.notes, ""]
-        lines += [f"Signal `{c.signal}` ({c.unit or 'value'}), repeats {c.repeats}"
-                  + (f", warm-up {c.warmup}" if c.warmup is not None else "")
+        repeats = max((run.task.repeat + 1 for run in r.runs), default=0)
+        lines += [f"Signal `{c.signal}` ({c.unit or 'value'}), repeats {repeats}"
+                  + (f" (of at most {c.max_repeats})" if c.max_repeats > c.repeats else "")
+                  + (f", warm-up {_fmt(c.warmup)}" if c.warmup is not None else "")
                   + (f", inter-op threads {c.inter_op_threads}" if c.inter_op_threads else "")
-                  + f". Claim: `{_rel(c.source)}`; fixtures `{_rel(c.bad)}`, `{_rel(c.good)}`.", ""]
+                  + f", {r.wall_s:.0f} s of measurement. Claim: [{_rel(c.source)}]({_link(c.source, base)}); "
+                  f"fixtures [{_rel(c.bad)}]({_link(c.bad, base)}), "
+                  f"[{_rel(c.good)}]({_link(c.good, base)}).", ""]
         lines += [f"| {c.size_name} | bad | good |", "|---|---|---|"]
         for i, s in enumerate(c.sizes):
             lines.append(f"| {_fmt(s)} | {_cell(r, 'bad', i)} | {_cell(r, 'good', i)} |")
         lines.append("")
+        for p in r.premises:
+            unit = _unit_of(c, p.check)
+            lines.append(f"- premise `{_describe(p.check, unit)}`"
+                         + (f" ({p.check.why})" if p.check.why else "")
+                         + f": {_check_value(p, unit)} -> "
+                         + ("**holds**" if p.outcome == "pass" else "**not met**"))
         for cr in r.checks:
-            lines.append(f"- `{_describe(cr.check, c.unit)}`: {_check_value(cr, c.unit)} "
+            unit = _unit_of(c, cr.check)
+            band = _band(cr.check, unit)
+            lines.append(f"- `{_describe(cr.check, unit)}`{band}: {_check_value(cr, unit)} "
                          f"-> **{cr.outcome}**, {cr.margin}")
         for e in r.errors:
             lines.append(f"- ERROR: {e}")
+        quote = render_quote(r)
+        if quote:
+            lines += ["", f"Quoted on the claim's page: {quote}"]
         if plots and c.id in plots:
-            p = plots[c.id]
-            rel = os.path.relpath(p, plot_base) if plot_base else p
-            lines += ["", f"![{c.id}]({rel})"]
+            lines += ["", f"![{c.id}]({_link(plots[c.id], base)})"]
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _band(check, unit: str) -> str:
+    if check.equals is not None:
+        return ""
+    h = (lambda v: _human(v, unit)) if unit in ("bytes", "s") else _fmt
+    if check.at_least is not None and check.refuted_below not in (None, check.at_least):
+        return f" (refuted below {h(check.refuted_below)})"
+    if check.at_most is not None and check.refuted_above not in (None, check.at_most):
+        return f" (refuted above {h(check.refuted_above)})"
+    return ""
 
 
 def _rel(p: Path) -> str:
@@ -191,7 +312,7 @@ def _rel(p: Path) -> str:
         if anchor in parts:
             i = len(parts) - 1 - parts[::-1].index(anchor)
             return "/".join(parts[i:])
-    return str(p)
+    return p.name
 
 
 def _anchor(text: str) -> str:
@@ -202,12 +323,14 @@ def _cell(r: ClaimResult, variant: str, i: int) -> str:
     v = r.series[variant][i]
     txt = _human(v, r.claim.unit)
     sp = r.spread[variant][i]
-    if r.claim.repeats > 1 and sp and sp[0] != sp[1]:
+    if sp and sp[0] != sp[1]:
         txt += f" (range {_human(sp[0], r.claim.unit)} to {_human(sp[1], r.claim.unit)})"
     return txt
 
 
 def _check_value(cr, unit: str) -> str:
+    if cr.value is None:
+        return cr.margin
     if isinstance(cr.value, str):
         return cr.value
     q = cr.check.quantity
@@ -216,3 +339,100 @@ def _check_value(cr, unit: str) -> str:
     if q in ("difference", "bad", "good"):
         return _human(cr.value, unit)
     return _fmt(cr.value)
+
+
+# ----------------------------------------------------------------------------- quoted figures
+
+_SUFFIXES = {"bytes": ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB"), (1, "B")),
+             "s": ((1, "s"), (1e-3, "ms"))}
+
+
+def _g(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def human_list(values: list, unit: str) -> str:
+    """``4.03 / 16 / 64 MiB``: one scale for the whole list, chosen by its largest value."""
+    nums = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if len(nums) != len(values):
+        return " / ".join(_human(v, unit) for v in values)
+    nonzero = [abs(v) for v in nums if v]
+    if unit in _SUFFIXES and nonzero and max(nonzero) / min(nonzero) > 100:
+        return " / ".join(_human(v, unit) for v in nums)  # no one scale reads well
+    if unit in _SUFFIXES and nums:
+        top = max(abs(v) for v in nums)
+        div, suffix = next(((d, s) for d, s in _SUFFIXES[unit] if top >= d), _SUFFIXES[unit][-1])
+        return " / ".join(_g(v / div) for v in nums) + f" {suffix}"
+    return " / ".join(_fmt(v) for v in nums)
+
+
+def quote_fields(r: ClaimResult) -> dict:
+    """The fields a claim's ``quote`` template may use (see the verifier README)."""
+    c = r.claim
+    unit = c.unit
+    bad, good = r.series["bad"], r.series["good"]
+    f = {"sizes": " / ".join(_fmt(s) for s in c.sizes), "bad": human_list(bad, unit),
+         "good": human_list(good, unit), "bad_first": _human(bad[0], unit), "bad_last": _human(bad[-1], unit),
+         "good_first": _human(good[0], unit), "good_last": _human(good[-1], unit),
+         "tensorflow": tf_version([r]) or "?"}
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bad + good)
+    if numeric and len(c.sizes) > 1:
+        bs, gs = slope(c.sizes, bad), slope(c.sizes, good)
+        f["bad_slope"], f["good_slope"] = _human(bs, unit), _human(gs, unit)
+        f["slope_ratio"] = f"{bs / gs:.2g}" if gs > 0 else "undefined"
+    if numeric:
+        f["ratio"] = " / ".join(f"{b / g:.3g}" if g > 0 else "undefined" for b, g in zip(bad, good))
+        f["difference"] = human_list([b - g for b, g in zip(bad, good)], unit)
+    return f
+
+
+class QuoteError(ValueError):
+    pass
+
+
+def render_quote(r: ClaimResult) -> str | None:
+    """The claim's ``quote`` with the measured figures filled in (None without a quote or a result)."""
+    c = r.claim
+    if isinstance(c, BrokenClaim) or not getattr(c, "quote", "") or r.verdict == "ERROR":
+        return None
+    fields = quote_fields(r)
+    try:
+        return c.quote.format_map(fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise QuoteError(f"{c.source}: claim {c.id}: quote uses an unknown field {exc} "
+                         f"(known: {', '.join(sorted(fields))})") from None
+
+
+def quote_field_names(template: str) -> list[str]:
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+
+
+MEASURED = re.compile(r"^Measured by `tf-memlint verify (?P<id>[^`\s]+)`[^\n]*(?:\n(?!\n)[^\n]*)*",
+                      re.MULTILINE)
+
+
+def measured_paragraph(r: ClaimResult, evidence_link: str = "EVIDENCE.md") -> str | None:
+    """The page paragraph that quotes a claim's figures: one line, generated, never hand-edited."""
+    quote = render_quote(r)
+    if quote is None:
+        return None
+    tf = tf_version([r]) or "?"
+    tf = ".".join(tf.split(".")[:2])
+    return (f"Measured by `tf-memlint verify {r.claim.id}` on TensorFlow {tf} CPU "
+            f"([evidence]({evidence_link}#{_anchor(r.claim.id)})): {quote}")
+
+
+def measured_paragraphs(page_text: str) -> dict[str, str]:
+    """{claim id: paragraph} of every generated 'Measured by' paragraph on a page."""
+    return {m.group("id"): m.group(0) for m in MEASURED.finditer(page_text)}
+
+
+def update_page(page_text: str, r: ClaimResult, evidence_link: str) -> tuple[str, bool]:
+    """Replace the claim's 'Measured by' paragraph on its page; (text, whether it was there)."""
+    new = measured_paragraph(r, evidence_link)
+    if new is None:
+        return page_text, False
+    for m in MEASURED.finditer(page_text):
+        if m.group("id") == r.claim.id:
+            return page_text[:m.start()] + new + page_text[m.end():], True
+    return page_text, False

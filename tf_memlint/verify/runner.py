@@ -60,6 +60,7 @@ class Run:
     wall_s: float = 0.0
     workload_s: float | None = None
     extra: dict = field(default_factory=dict)
+    aux: dict = field(default_factory=dict)  # the auxiliary signals (seconds, alloc_peak, traces...)
     tf_version: str | None = None
 
     @property
@@ -174,11 +175,15 @@ class Zygote:
             self.proc.wait()
 
 
-def _spec(task: Task) -> dict:
+def _spec(task: Task, tmpdir: Path | None = None) -> dict:
     claim = task.claim
     size = int(task.size) if float(task.size).is_integer() else task.size
+    warmup = claim.warmup
+    if warmup is not None and float(warmup).is_integer():
+        warmup = int(warmup)
     return {
-        "fixture": str(task.fixture), "signal": claim.signal, "size": size, "warmup": claim.warmup,
+        "tmpdir": str(tmpdir) if tmpdir else None,
+        "fixture": str(task.fixture), "signal": claim.signal, "size": size, "warmup": warmup,
         "memory_limit_bytes": claim.memory_limit_mib * 2**20,
         "inter_op_threads": claim.inter_op_threads, "intra_op_threads": claim.intra_op_threads,
     }
@@ -196,7 +201,7 @@ def run_task_forked(task: Task, zygote: Zygote) -> Run:
         result_path, log_path = tmpdir / "result.json", tmpdir / "output.log"
         t0 = time.monotonic()
         try:
-            slot = zygote.start(_spec(task), result_path, log_path, tmpdir)
+            slot = zygote.start(_spec(task, tmpdir), result_path, log_path, tmpdir)
         except RuntimeError as exc:
             run.error = f"could not start the measurement: {exc}"
             return run
@@ -244,26 +249,29 @@ def _finish(run: Run, rc, result_path: Path, log_path: Path) -> Run:
     run.value = result["value"]
     run.workload_s = result.get("seconds")
     run.extra = result.get("extra", {})
+    run.aux = result.get("aux", {})
     run.tf_version = result.get("tf_version")
     return run
 
 
 def run_task(task: Task, python: str = sys.executable) -> Run:
     claim = task.claim
-    spec = _spec(task)
     run = Run(task)
     if not task.fixture.is_file():
         run.error = f"fixture not found: {task.fixture}"
         return run
     with tempfile.TemporaryDirectory(prefix="tfm-verify-") as tmp:
         tmpdir = Path(tmp)
+        spec = _spec(task, tmpdir)
+        env = child_env()
+        env["TMPDIR"] = str(tmpdir)
         result_path, log_path = tmpdir / "result.json", tmpdir / "output.log"
         t0 = time.monotonic()
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 [python, str(CHILD), json.dumps(spec), str(result_path)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=tmpdir,
-                env=child_env(), start_new_session=True,
+                env=env, start_new_session=True,
             )
             _track(proc.pid, True)
             try:
@@ -297,7 +305,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 def _describe_exit(rc: int | None, output: str, limit_mib: int) -> str:
     markers = ("MemoryError", "bad_alloc", "Cannot allocate memory", "OOM", "ResourceExhausted",
-               "out of memory")
+               "out of memory", "std::bad_alloc")
     oomish = any(s in output for s in markers)
     if rc is not None and rc < 0:
         name = _signal.Signals(-rc).name if -rc in _signal.Signals._value2member_map_ else str(-rc)
@@ -319,6 +327,10 @@ class Progress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.last_decile = -1
         self.lock = threading.Lock()
+
+    def grow(self, extra: int) -> None:
+        with self.lock:
+            self.total += extra
 
     def step(self, label: str, failed: bool = False) -> None:
         with self.lock:
@@ -343,17 +355,80 @@ class Progress:
 
 
 def plan(claims: list[Claim]) -> list[Task]:
-    tasks = [Task(c, v, s, r) for c in claims for s in c.sizes for v in ("bad", "good")
-             for r in range(c.repeats)]
-    return tasks
+    """The first round of tasks: every (claim, size, variant, repeat), variants interleaved."""
+    return [Task(c, v, s, r) for c in claims for r in range(c.repeats) for s in c.sizes
+            for v in ("bad", "good")]
+
+
+class MachineLock:
+    """A machine-wide reader-writer lock shared by every ``tf-memlint verify`` on this machine.
+
+    Deterministic measurements take it shared (several may run at once); noisy ones (rss,
+    seconds) take it exclusively, so no other verifier's measurement runs next to them. A
+    turnstile keeps a waiting writer from being starved by a stream of readers. Advisory
+    (flock): it only orders verifiers, not the rest of the machine's load."""
+
+    def __init__(self, path: Path | None = None):
+        base = Path(path) if path else Path(tempfile.gettempdir()) / "tf-memlint-verify"
+        self.paths = (base.with_suffix(".turnstile.lock"), base.with_suffix(".lock"))
+        self.enabled = True
+        try:
+            import fcntl  # noqa: F401  (POSIX only)
+        except ImportError:
+            self.enabled = False
+
+    def _open(self, path: Path) -> int:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            os.chmod(path, 0o666)
+        except OSError:
+            pass
+        return fd
+
+    def acquire(self, exclusive: bool):
+        if not self.enabled:
+            return None
+        import fcntl
+
+        try:
+            turn, rw = self._open(self.paths[0]), self._open(self.paths[1])
+        except OSError:
+            return None  # an unwritable temp dir: run unlocked rather than not at all
+        fcntl.flock(turn, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(rw, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turn, fcntl.LOCK_UN)
+            os.close(turn)
+        return rw
+
+    @staticmethod
+    def release(fd) -> None:
+        if fd is None:
+            return
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def run_all(claims: list[Claim], jobs: int = 2, progress: bool = True,
-            python: str = sys.executable, fork: bool = True) -> list[Run]:
-    """Run every task, ``jobs`` at a time. With ``fork`` (the default) each task is a child forked
-    from a zygote that imported TensorFlow once; without it, each task is a new interpreter."""
-    tasks = plan(claims)
-    bar = Progress(len(tasks), enabled=progress)
+            python: str = sys.executable, fork: bool = True, more=None,
+            lock: MachineLock | None = None) -> list[Run]:
+    """Run every task and return the runs in plan order.
+
+    Deterministic signals run ``jobs`` at a time. Noisy signals (rss, seconds) run one at a time,
+    alone: nothing else of this verifier (and, through the machine lock, of any other verifier on
+    this machine) measures next to them. After each round of a noisy claim, ``more(claim, runs)``
+    says whether another repeat is needed (the verdict is not yet decided and the claim's
+    ``max_repeats`` is not reached). With ``fork`` (the default) each task is a child forked from
+    a zygote that imported TensorFlow once; without it, each task is a new interpreter."""
+    lock = lock or MachineLock()
+    quiet = [c for c in claims if c.deterministic]
+    noisy = [c for c in claims if not c.deterministic]
+    tasks = plan(quiet)
+    noisy_tasks = plan(noisy)
+    bar = Progress(len(tasks) + len(noisy_tasks), enabled=progress)
     runs: list[Run] = []
     zygote = None
     if fork and hasattr(os, "fork"):
@@ -361,16 +436,38 @@ def run_all(claims: list[Claim], jobs: int = 2, progress: bool = True,
             zygote = Zygote(python)
         except (RuntimeError, OSError):
             zygote = None  # fall back to one interpreter per task
+
+    def one(task: Task, exclusive: bool) -> Run:
+        held = lock.acquire(exclusive)
+        try:
+            return run_task_forked(task, zygote) if zygote is not None else run_task(task, python)
+        finally:
+            MachineLock.release(held)
+
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        if zygote is not None:
-            futures = {pool.submit(run_task_forked, t, zygote): t for t in tasks}
-        else:
-            futures = {pool.submit(run_task, t, python): t for t in tasks}
+        futures = {pool.submit(one, t, False): t for t in tasks}
         for fut in as_completed(futures):
             run = fut.result()
             runs.append(run)
             bar.step(run.task.label(), failed=not run.ok)
+        for claim in noisy:
+            mine = []
+            for task in plan([claim]):
+                run = one(task, True)
+                mine.append(run)
+                bar.step(task.label(), failed=not run.ok)
+            repeat = claim.repeats
+            while (more is not None and repeat < claim.max_repeats
+                   and all(r.ok for r in mine) and more(claim, mine)):
+                extra = [Task(claim, v, s, repeat) for s in claim.sizes for v in ("bad", "good")]
+                bar.grow(len(extra))
+                for task in extra:
+                    run = one(task, True)
+                    mine.append(run)
+                    bar.step(task.label() + f" (repeat {repeat + 1})", failed=not run.ok)
+                repeat += 1
+            runs.extend(mine)
     except BaseException:  # Ctrl-C: stop queued work, kill what runs, leave nothing behind
         pool.shutdown(wait=False, cancel_futures=True)
         _kill_active()
@@ -379,6 +476,7 @@ def run_all(claims: list[Claim], jobs: int = 2, progress: bool = True,
         pool.shutdown(wait=True)
         if zygote is not None:
             zygote.close()
-    order = {id(t): i for i, t in enumerate(tasks)}
-    runs.sort(key=lambda r: order[id(r.task)])
+    order = {id(c): i for i, c in enumerate(claims)}
+    runs.sort(key=lambda r: (order[id(r.task.claim)], r.task.repeat, r.task.claim.sizes.index(r.task.size),
+                             r.task.variant != "bad"))
     return runs

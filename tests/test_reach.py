@@ -1,0 +1,117 @@
+"""Reach across modules (issue 8): the command follows the project's imports, flake8 sees one file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from conftest import every_rule
+from tf_memlint.cli import main
+from tf_memlint.rule import all_rules
+
+MODELS = '''
+from tensorflow import keras
+
+
+def build():
+    return keras.models.load_model("m.h5")
+
+
+def create_model():
+    model = build()
+    return model
+'''
+OPS = '''
+import tensorflow.compat.v1 as tf
+
+
+def copy_weights(agent, target):
+    return [tf.assign(t, a) for t, a in zip(target, agent)]
+'''
+GRAPH = '''
+import tensorflow.compat.v1 as tf
+
+tf.disable_eager_execution()
+'''
+APP = '''
+from flask import Flask
+
+from pkg import models
+from .models import create_model
+from .ops import copy_weights
+
+app = Flask(__name__)
+
+
+@app.route("/", methods=["POST"])
+def index():
+    model = create_model()  # expect: TFM403
+    return model.detect(1)
+
+
+def search():
+    for i in range(100):
+        models.build()  # expect: TFM403
+
+
+def train(sess, step, agent, target):
+    for i in range(1000):
+        sess.run(step)
+        sess.run(copy_weights(agent, target))  # expect: TFM202
+'''
+LOOKALIKE = '''
+from pkg.models import create_model
+
+MODEL = create_model()
+
+
+def serve(x):
+    return MODEL(x)
+
+
+def train(x, y):
+    model = create_model()
+    for epoch in range(100):
+        model.fit(x, y)
+'''
+
+
+def _project(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in (("models", MODELS), ("ops", OPS), ("graph", GRAPH), ("app", APP), ("look", LOOKALIKE)):
+        (package / f"{name}.py").write_text(textwrap.dedent(text))
+    return package
+
+
+def _expected(path):
+    return {(n, line.split("# expect: ")[1].strip()) for n, line in enumerate(path.read_text().splitlines(), 1)
+            if "# expect: " in line}
+
+
+def test_command_reaches_across_modules(tmp_path, capsys, monkeypatch):
+    package = _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    status = main(["--isolated", *every_rule(), "--format", "text", "pkg"])
+    out = capsys.readouterr().out
+    found = {(int(line.split(":")[1]), line.split()[1]) for line in out.splitlines() if line.startswith("pkg/app.py")}
+    assert found == _expected(package / "app.py"), out
+    assert "pkg/look.py" not in out and "pkg/models.py" not in out and "pkg/ops.py" not in out, out
+    assert "via create_model(), models.py:" in out and "-> build(), models.py:" in out
+    assert status == 1
+
+
+def test_command_on_one_file_of_the_project_still_reaches_the_given_files_only(tmp_path, capsys, monkeypatch):
+    _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    main(["--isolated", *every_rule(), "pkg/app.py"])
+    assert capsys.readouterr().out == ""  # models.py was not given: nothing known about it
+
+
+def test_flake8_is_in_file_only(tmp_path):
+    _project(tmp_path)
+    completed = subprocess.run([sys.executable, "-m", "flake8", "--isolated", f"--select={','.join(all_rules())}", "pkg"],
+                               capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert completed.stdout == "", completed.stdout

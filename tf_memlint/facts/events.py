@@ -1,0 +1,75 @@
+"""Repeated scopes beyond ``for`` and ``while``: functions that run once per event (issue 8 part 3).
+
+A web request handler, a gRPC servicer method or a Keras callback's per-batch hook runs again
+and again in a process that lives on: what it builds, loads or opens on every call grows like
+the body of a loop. ``repetition(def)`` says how often a def runs, as the unit a message names:
+
+    "request"  Flask ``@app.route`` / ``@bp.route``, FastAPI/Starlette ``@app.get|post|...``
+               (a path string as first argument), ``get``/``post``/... methods of Flask-RESTful,
+               Django, DRF, Tornado and Starlette views, gRPC servicer methods, Django function
+               views (``def view(request, ...)`` in a module importing django)
+    "batch"    Keras ``Callback.on_*batch_begin/end``
+    "epoch"    Keras ``Callback.on_epoch_begin/end`` (rules decide what matters per epoch:
+               a single ``predict`` per epoch is monitoring, not a finding)
+
+Nothing is known about anything else: None.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tf_memlint.syntax import all_params, dotted_name
+
+if TYPE_CHECKING:
+    from tf_memlint.context import TFContext
+
+REQUEST, BATCH, EPOCH = "request", "batch", "epoch"
+ROUTE_DECORATORS = frozenset({"route", "get", "post", "put", "delete", "patch", "api_route",
+                              "websocket", "head", "options"})
+HTTP_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head"})
+# Base classes (by their last name) whose get/post/... methods handle one request each.
+VIEW_BASES = frozenset({"Resource", "MethodView", "View", "APIView", "GenericAPIView", "ViewSet",
+                        "ModelViewSet", "RequestHandler", "HTTPEndpoint", "TemplateView"})
+KERAS_CALLBACK = "keras.callbacks.Callback"
+BATCH_HOOKS = frozenset({"on_batch_begin", "on_batch_end", "on_train_batch_begin", "on_train_batch_end",
+                         "on_test_batch_begin", "on_test_batch_end", "on_predict_batch_begin",
+                         "on_predict_batch_end"})
+EPOCH_HOOKS = frozenset({"on_epoch_begin", "on_epoch_end"})
+# Gate words: a module with none of these has no repeated scope (see checks/reach.py).
+EVENT_WORDS = ROUTE_DECORATORS | BATCH_HOOKS | EPOCH_HOOKS | {"Servicer", "request"} | VIEW_BASES
+
+
+def _base_names(cls: cst.ClassDef) -> list[str]:
+    return [(dotted_name(base.value) or "").rsplit(".", 1)[-1] for base in cls.bases]
+
+
+def repetition(context: TFContext, node: cst.CSTNode, cls: cst.ClassDef | None) -> str | None:
+    """How often ``node`` (a def) runs: REQUEST, BATCH, EPOCH, or None when not known to repeat."""
+    if not isinstance(node, cst.FunctionDef):
+        return None
+    for decorator in node.decorators:
+        call = decorator.decorator
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+                and call.func.attr.value in ROUTE_DECORATORS and context.qualified_name(call.func) is None:
+            first = call.args[0].value if call.args and call.args[0].keyword is None else None
+            if isinstance(first, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+                return REQUEST
+    name = node.name.value
+    if cls is not None:
+        bases = _base_names(cls)
+        if name in HTTP_METHODS and any(b in VIEW_BASES or b.endswith("Handler") for b in bases):
+            return REQUEST
+        if any(b.endswith("Servicer") for b in bases) and not name.startswith("_"):
+            return REQUEST
+        if name in BATCH_HOOKS or name in EPOCH_HOOKS:
+            if any(context.qualified_name(base.value) == KERAS_CALLBACK for base in cls.bases) \
+                    or "Callback" in bases:
+                return BATCH if name in BATCH_HOOKS else EPOCH
+        return None
+    params = [p.name.value for p in all_params(node.params)]
+    if params and params[0] == "request" and any(m.split(".")[0] == "django" for m in context.aliases.values()):
+        return REQUEST
+    return None

@@ -1,0 +1,531 @@
+"""What a function defined in this module (or, in the CLI, in the linted project) does,
+followed through the calls that reach it.
+
+``definition(name)`` finds the def a call ``name(...)`` or ``self.name(...)`` may run, and
+``calls_through_helpers`` answers "does this call, or a local helper it calls (up to two levels
+down), call one of these TensorFlow functions?". The domain modules use ``definition`` for their
+own "a local function that does X" questions (keras.py: training steps, model factories).
+
+Function summaries (issue 8 part 2). ``summary(def)`` says, once per def, which *effects* one
+call of it has, each with a ``Witness`` (the call that does it and the chain of functions it
+goes through): MODEL (builds or loads a Keras model), PREDICT (``predict`` on a Keras model;
+``param_predicts`` when the model is a parameter, decided at the call site), FIT, OPS (adds TF1
+graph operations), SESSION (opens a session that stays alive: an ``InteractiveSession`` or one
+stored in a container), RETURNS_SESSION, TF_FUNCTION (creates a ``tf.function``). Effects go up
+through the calls a body makes: ``helper()``, ``self.method()``, ``Cls()`` (its ``__init__``),
+``obj.method()`` and ``self.attr.method()`` where the object is an instance of a class of this
+module, ``module.func()`` / ``from .m import func`` through the project table the command builds
+(tf_memlint/project.py). Depth is bounded (``MAX_DEPTH`` defs below the call site); a cycle is cut
+where it closes (the def being summarised counts as doing nothing there). A body that clears the
+Keras session, starts a fresh graph, caches its result (``if self._model is None:``,
+``@lru_cache``) or is traced by ``tf.function`` does not pass on what it builds.
+
+``reach(call, kind)`` is the question a rule asks at a call site.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
+
+import libcst as cst
+
+from tf_memlint.syntax import all_params, code_of, dotted_name, is_self_attribute
+
+if TYPE_CHECKING:
+    from tf_memlint.context import TFContext
+
+
+# Function summaries -------------------------------------------------------------------------
+MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, TF_FUNCTION, RUNS_SESSION = (
+    "model", "predict", "fit", "ops", "session", "returns_session", "tf_function", "runs_session")
+MAX_DEPTH = 4  # defs followed below a call site
+CACHE_DECORATORS = frozenset({"lru_cache", "cache", "cached_property", "memoize", "cached"})
+_FIT_METHODS = frozenset({"fit", "fit_generator", "compile", "evaluate"})
+_STORING = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Why a call has an effect: ``what`` does it (``load_model()``), reached through ``chain``,
+    the functions passed through from the callee down: (label, def node in this module, or a
+    "file:line" string for a def in another module of the project)."""
+
+    what: str
+    chain: tuple[tuple[str, Any], ...] = ()
+
+    def via(self, label: str, where: Any) -> "Witness":
+        return Witness(self.what, ((label, where),) + self.chain)
+
+
+@dataclass
+class Summary:
+    effects: dict[str, Witness]
+    param_predicts: dict[str, Witness]  # parameter name -> predict on it (a model if the caller passes one)
+    params: list[str]
+
+
+_EMPTY = Summary({}, {}, [])
+
+
+class FunctionFacts:
+    """Definitions of this module, summaries of what they do, and how calls resolve to them."""
+
+    def __init__(self, context: TFContext, calls: list | None = None) -> None:
+        self.context = context
+        self._calls = calls or []
+        self._ready = False
+        self._positions: Any = None
+        self._graph_mode: bool | None = None
+        self._guarded: dict[int, set[int]] = {}
+        self._possible: dict[str, bool] = {}
+        self._names: set | None = None
+        self.definitions: dict[str, cst.FunctionDef] = {}  # first def of each name, any scope
+        for node in context.scopes:
+            if isinstance(node, cst.FunctionDef):
+                self.definitions.setdefault(node.name.value, node)
+        self._reaches: dict[tuple[int, str], bool] = {}
+
+    def definition(self, name: str) -> cst.FunctionDef | None:
+        """The def named ``name`` in this module (the first one, at any depth), if any."""
+        return self.definitions.get(name)
+
+    def calls_through_helpers(self, node: cst.CSTNode, names: frozenset, fact: str, _depth: int = 0) -> bool:
+        """``node`` calls one of ``names`` (canonical), or is a call of a local function whose
+        body does, two levels deep at most. ``fact`` names the question (the cache key)."""
+        context = self.context
+        if context.call_name(node) in names:
+            return True
+        if _depth > 2 or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name):
+            return False
+        definition = self.definitions.get(node.func.value)
+        if definition is None or context.call_name(node) is not None:
+            return False
+        key = (id(definition.body), fact)
+        if key not in self._reaches:
+            self._reaches[key] = any(self.calls_through_helpers(call, names, fact, _depth + 1)
+                                     for call in context.calls_in(definition.body))
+        return self._reaches[key]
+
+    @staticmethod
+    def any_call(cache: dict[tuple[int, str], bool], context: TFContext, node: cst.CSTNode,
+                 fact: str, test: Callable[[cst.Call], bool]) -> bool:
+        """Some call in ``node`` (a loop or a body; nested defs excluded) passes ``test``; the
+        answer is kept in the caller's ``cache`` under ``(node, fact)``."""
+        key = (id(node), fact)
+        if key not in cache:
+            cache[key] = any(test(call) for call in context.calls_in(node))
+        return cache[key]
+
+    def _init_summaries(self) -> None:
+        """The classes, methods and ``self.attr`` bindings summaries follow: built on first use."""
+        if self._ready:
+            return
+        self._ready = True
+        context = self.context
+        self._summaries: dict[int, Summary] = {}
+        self._in_progress: set[int] = set()
+        self.module_defs: dict[str, cst.FunctionDef] = {}
+        self.classes: dict[str, cst.ClassDef] = {}
+        self.methods: dict[tuple[str, str], cst.FunctionDef] = {}
+        self._class_of_def: dict[int, cst.ClassDef] = {}
+        self._self_attrs: dict[tuple[str, str], list[cst.BaseExpression]] = {}
+        for statement in context.module.body:
+            if isinstance(statement, cst.FunctionDef):
+                self.module_defs[statement.name.value] = statement
+        for node, scope in context.scopes.items():
+            if isinstance(node, cst.ClassDef):
+                self.classes.setdefault(node.name.value, node)
+            elif isinstance(node, cst.FunctionDef) and scope.parent is not None \
+                    and isinstance(scope.parent.node, cst.ClassDef):
+                cls = scope.parent.node
+                self.methods.setdefault((cls.name.value, node.name.value), node)
+                self._class_of_def[id(node)] = cls
+                for inner in context.nodes_in(node.body, into_functions=True):
+                    if isinstance(inner, cst.Assign):
+                        for target in inner.targets:
+                            if is_self_attribute(target.target):
+                                self._self_attrs.setdefault(
+                                    (cls.name.value, target.target.attr.value), []).append(inner.value)
+
+    # Where things are ---------------------------------------------------------------------
+    def line_of(self, node: cst.CSTNode) -> int | None:
+        """The line of a node of this module (positions computed once, only when a message needs one)."""
+        if self._positions is None:
+            from libcst.metadata import MetadataWrapper, PositionProvider
+            self._positions = MetadataWrapper(self.context.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        position = self._positions.get(node)
+        if position is None:
+            return None
+        if isinstance(node, cst.FunctionDef):  # the `def` line, not its first decorator
+            position = self._positions.get(node.name, position)
+        return position.start.line
+
+    def describe(self, witness: Witness) -> str:
+        """``load_model() via build_agent(), line 12 -> make(), line 20``."""
+        hops = []
+        for label, where in witness.chain:
+            line = self.line_of(where) if isinstance(where, cst.CSTNode) else where
+            hops.append(f"{label}(), line {line}" if isinstance(line, int) else
+                        f"{label}(), {line}" if line else f"{label}()")
+        return witness.what + (" via " + " -> ".join(hops) if hops else "")
+
+    def class_of_def(self, node: cst.CSTNode | None) -> cst.ClassDef | None:
+        self._init_summaries()
+        return self._class_of_def.get(id(node)) if node is not None else None
+
+    # What an expression is, wherever it is asked --------------------------------------------
+    def _values(self, name: str, where: cst.CSTNode | None) -> list[cst.BaseExpression] | None:
+        """Every value bound to ``name`` as seen from def ``where``: its own bindings, else the
+        module's (with the functions that assign it through ``global``); None for a parameter."""
+        self._init_summaries()
+        context = self.context
+        if where is not None:
+            scope = context.scopes.get(where)
+            if scope is not None and name not in scope.declared_global:
+                if name in scope.params:
+                    return None
+                if name in scope.assignments:
+                    return [v for v in scope.assignments[name] if v is not None]
+        values = [v for v in context.module_scope.assignments.get(name, []) if v is not None]
+        for node, scope in context.scopes.items():
+            if name in scope.declared_global:
+                values.extend(v for v in scope.assignments.get(name, []) if v is not None)
+        return values
+
+    def class_of(self, expr: cst.BaseExpression, where: cst.CSTNode | None, _depth: int = 0) -> cst.ClassDef | None:
+        """The class of this module ``expr`` is an instance of: ``self``, ``agent`` bound to
+        ``Agent(...)``, ``self.actor`` assigned ``Actor(...)``, chains of those."""
+        self._init_summaries()
+        if _depth > 4:
+            return None
+        if isinstance(expr, cst.Name):
+            if expr.value == "self":
+                return self.class_of_def(where)
+            values = self._values(expr.value, where) or []
+        elif isinstance(expr, cst.Attribute):
+            owner = self.class_of(expr.value, where, _depth + 1)
+            values = self._self_attrs.get((owner.name.value, expr.attr.value), []) if owner is not None else []
+        else:
+            return None
+        for value in values:
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in self.classes:
+                return self.classes[value.func.value]
+        return None
+
+    def is_model_static(self, expr: cst.BaseExpression, where: cst.CSTNode | None) -> bool | None:
+        """``expr`` holds a Keras model, wherever the walk is: True, False, or None when it is
+        a parameter of ``where`` (the caller decides)."""
+        self._init_summaries()
+        keras = self.context.keras
+        if isinstance(expr, cst.Name):
+            values = self._values(expr.value, where)
+            if values is None:
+                return None
+        elif isinstance(expr, cst.Attribute):
+            owner = self.class_of(expr.value, where)
+            if owner is None:
+                return False
+            values = self._self_attrs.get((owner.name.value, expr.attr.value), [])
+        else:
+            return False
+        return any(keras.is_model_build(v) for v in values)
+
+    # Which def a call runs -----------------------------------------------------------------
+    def resolve(self, call: cst.Call, where: cst.CSTNode | None) -> tuple[str, cst.FunctionDef] | None:
+        """(label, def) of this module that ``call`` runs, seen from def ``where`` (None: module level)."""
+        self._init_summaries()
+        func = call.func
+        context = self.context
+        if isinstance(func, cst.Name):
+            name = func.value
+            if name in context.aliases:
+                return None
+            if name in self.classes:
+                init = self.methods.get((name, "__init__"))
+                return (name, init) if init is not None else None
+            definition = self.module_defs.get(name) or self.definitions.get(name)
+            if definition is None:
+                return None
+            home = context.scopes[definition].parent
+            if home is not None and any(v is not None for v in home.assignments.get(name, ())):
+                return None  # `resize = tffunc(...)(resize)`: the name no longer runs the def
+            return name, definition
+        if isinstance(func, cst.Attribute):
+            owner = self.class_of(func.value, where)
+            if owner is None:
+                return None
+            method = self._method(owner, func.attr.value)
+            if method is None:
+                return None
+            return (code_of(func), method)
+        return None
+
+    def _method(self, cls: cst.ClassDef, name: str, _depth: int = 0) -> cst.FunctionDef | None:
+        found = self.methods.get((cls.name.value, name))
+        if found is not None or _depth > 3:
+            return found
+        for base in cls.bases:  # a base class of this module
+            if isinstance(base.value, cst.Name) and base.value.value in self.classes:
+                found = self._method(self.classes[base.value.value], name, _depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    # Summaries -----------------------------------------------------------------------------
+    def summary(self, definition: cst.FunctionDef, _depth: int = 0) -> Summary:
+        self._init_summaries()
+        key = id(definition)
+        cached = self._summaries.get(key)
+        if cached is not None:
+            return cached
+        if key in self._in_progress or _depth > MAX_DEPTH:
+            return _EMPTY  # a cycle closes here, or too deep: nothing known
+        self._in_progress.add(key)
+        try:
+            result = self._summarise(definition, _depth)
+        finally:
+            self._in_progress.discard(key)
+        if _depth == 0 or result.effects or result.param_predicts:
+            self._summaries[key] = result
+        return result
+
+    def _summarise(self, definition: cst.FunctionDef, depth: int) -> Summary:
+        context = self.context
+        params = [p.name.value for p in all_params(definition.params)]
+        if context.tracing.is_traced_def(definition) or any(
+                (dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+                .rsplit(".", 1)[-1] in CACHE_DECORATORS for d in definition.decorators):
+            return Summary({}, {}, params)
+        nodes = context.nodes_in(definition.body)
+        skipped = self.guarded(definition)  # under a cache guard or inside a fresh graph
+        calls = [n for n in nodes if isinstance(n, cst.Call) and id(n) not in skipped]
+        # A predict in a loop of this body is that loop's finding, not its callers'.
+        looped = {id(n) for loop in nodes if isinstance(loop, (cst.For, cst.While)) for n in context.nodes_in(loop)}
+        # Code written for both modes (`if tf.executing_eagerly():`) builds no graph in TF2.
+        dual_mode = any(context.call_name(c) == "tensorflow.executing_eagerly" for c in calls)
+        effects: dict[str, Witness] = {}
+        param_predicts: dict[str, Witness] = {}
+        closes = any(isinstance(n, cst.Attribute) and n.attr.value == "close" for n in nodes)
+        keras, sessions = context.keras, context.sessions
+        for call in calls:
+            name = context.call_name(call)
+            what = code_of(call.func) + "()"
+            func = call.func
+            if MODEL not in effects and self._builds_model(call, name):
+                effects[MODEL] = Witness(what)
+            if isinstance(func, cst.Attribute) and call.args:
+                method = func.attr.value
+                if method == "predict" and id(call) not in looped and self.resolve(call, definition) is None:
+                    model = self.is_model_static(func.value, definition)
+                    if model and PREDICT not in effects:
+                        effects[PREDICT] = Witness(what)
+                    elif model is None and isinstance(func.value, cst.Name):
+                        param_predicts.setdefault(func.value.value, Witness(what))
+                elif method in _FIT_METHODS and FIT not in effects and self.is_model_static(func.value, definition):
+                    effects[FIT] = Witness(what)
+                elif method in _STORING and SESSION not in effects and any(
+                        sessions.is_session_creation(a.value) for a in call.args):
+                    effects[SESSION] = Witness(code_of(call.args[0].value.func) + "()")  # type: ignore[attr-defined]
+            if OPS not in effects and not dual_mode and sessions.creates_graph_ops(call) and self.graph_mode():
+                effects[OPS] = Witness(what)
+            if RUNS_SESSION not in effects and sessions.is_session_run(call):
+                effects[RUNS_SESSION] = Witness(what)
+            if name == "tensorflow.InteractiveSession" and not closes and SESSION not in effects:
+                effects[SESSION] = Witness(what)
+            if name == "tensorflow.function" and TF_FUNCTION not in effects:
+                effects[TF_FUNCTION] = Witness(what)
+        for node in nodes:
+            if isinstance(node, cst.Return) and node.value is not None and RETURNS_SESSION not in effects:
+                value = node.value
+                if isinstance(value, cst.Name):
+                    bound = (self._values(value.value, definition) or [])
+                    value = next((v for v in bound if sessions.is_session_creation(v)), value)
+                if sessions.is_session_creation(value) and not closes:
+                    effects[RETURNS_SESSION] = Witness(code_of(value.func) + "()")  # type: ignore[attr-defined]
+        # Through the calls this body makes.
+        for call in calls:
+            target = self.resolve(call, definition)
+            if target is None:
+                found = self.project_summary(call)
+                if found is None:
+                    continue
+                for kind, witness in found.items():
+                    if not (kind == OPS and dual_mode) and kind != RETURNS_SESSION:
+                        effects.setdefault(kind, witness)
+                continue
+            label, callee = target
+            if callee is definition:
+                continue
+            sub = self.summary(callee, depth + 1)
+            for kind, witness in sub.effects.items():
+                if kind == PREDICT and id(call) in looped or kind == OPS and dual_mode:
+                    continue
+                if kind not in effects and kind != RETURNS_SESSION:
+                    effects[kind] = witness.via(label, callee)
+            for param, witness in sub.param_predicts.items():
+                arg = _argument_for(call, sub.params, param, method=self.class_of_def(callee) is not None)
+                if arg is None:
+                    continue
+                model = self.is_model_static(arg, definition)
+                if model and PREDICT not in effects:
+                    effects[PREDICT] = witness.via(label, callee)
+                elif model is None and isinstance(arg, cst.Name):
+                    param_predicts.setdefault(arg.value, witness.via(label, callee))
+        if MODEL in effects and any(keras.clears_session(c) for c in calls):
+            del effects[MODEL]  # clear_session() in the body: the helper cleans up after itself
+        if OPS in effects and any(sessions.resets_graph(c) for c in calls):
+            del effects[OPS]
+        return Summary(effects, param_predicts, params)
+
+    def graph_mode(self) -> bool:
+        """TF ops built here go into a TF1 graph: this module builds TF1 graphs (sessions,
+        placeholders, eager turned off), runs sessions or imports ``tensorflow.compat.v1``, or,
+        in the command, the linted project does (project.py: TF1 graph mode of the project)."""
+        if self._graph_mode is None:
+            context = self.context
+            project = getattr(context, "project", None) or {}
+            self._graph_mode = bool(
+                context.sessions.builds_tf1_graph or project.get("__graph_mode__")
+                or "tensorflow.compat.v1" in context.aliases.values()
+                or any(context.sessions.is_session_run(call) for call, _ in self._calls))
+        return self._graph_mode
+
+    def guarded(self, definition: cst.CSTNode) -> set[int]:
+        """Ids of the nodes of ``definition`` that run once, not per call: under a cache test
+        (``if model is None:``, ``if k not in cache:``) or in a fresh graph (``with g.as_default():``)."""
+        key = id(definition)
+        found = self._guarded.get(key)
+        if found is None:
+            found = set()
+            body = getattr(definition, "body", definition)
+            for node in self.context.nodes_in(body):
+                if (isinstance(node, cst.If) and _is_cache_test(node.test)) or (
+                        isinstance(node, cst.With) and any(self._fresh_graph(item.item, definition)
+                                                           for item in node.items)):
+                    found.update(id(n) for n in self.context.nodes_in(node.body))
+            self._guarded[key] = found
+        return found
+
+    def _fresh_graph(self, item: cst.BaseExpression, definition: cst.CSTNode) -> bool:
+        """``with tf.Graph().as_default():`` or ``g.as_default()`` with ``g = tf.Graph()`` in this def."""
+        if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute)
+                and item.func.attr.value == "as_default"):
+            return False
+        graph = item.func.value
+        values = [graph]
+        if isinstance(graph, cst.Name):
+            scope = self.context.scopes.get(definition)
+            values = [v for v in (scope.assignments.get(graph.value, []) if scope is not None else []) if v is not None]
+        return any(self.context.call_name(v) == "tensorflow.Graph" for v in values)
+
+    def _builds_model(self, call: cst.Call, name: str | None) -> bool:
+        keras = self.context.keras
+        if name is not None:
+            return keras.is_model_build(call)
+        return isinstance(call.func, cst.Name) and call.func.value in keras.model_classes
+
+    def project_summary(self, call: cst.Call) -> dict[str, Witness] | None:
+        """Effects of a function of another module of the linted project (CLI only)."""
+        table = getattr(self.context, "project", None)
+        if not table:
+            return None
+        dotted = dotted_name(call.func)
+        if dotted is None:
+            return None
+        head = dotted.split(".")[0]
+        if head not in self.context.aliases and head not in table.get("__relative__", ()):
+            return None
+        entry = table.get(dotted)
+        if not entry:
+            return None
+        return {kind: Witness(what, tuple((label, where) for label, where in chain))
+                for kind, (what, chain) in entry.items()}
+
+    def possible(self, kind: str) -> bool:
+        """A cheap test, once per module and effect: could any function of this module (or of the
+        project table) have ``kind``? Spares resolving every call of modules that cannot."""
+        found = self._possible.get(kind)
+        if found is None:
+            project = getattr(self.context, "project", None) or {}
+            if any(not key.startswith("__") for key in project):
+                found = True
+            else:
+                from tf_memlint.facts.keras import KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
+                from tf_memlint.facts.sessions import SESSION_CLASSES
+                context = self.context
+                names = self._names
+                if names is None:
+                    names = self._names = {context.call_name(call) for call, _ in self._calls}
+                if kind == MODEL:
+                    found = bool(names & KERAS_MODEL_BUILDERS or context.keras.model_classes
+                                 or any(n and n.startswith(KERAS_APPLICATIONS + ".") for n in names))
+                elif kind == PREDICT:
+                    found = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "predict"
+                                for c, _ in self._calls)
+                elif kind in (SESSION, RETURNS_SESSION):
+                    found = bool(names & SESSION_CLASSES)
+                elif kind == OPS:
+                    found = self.graph_mode()
+                else:
+                    found = True
+            self._possible[kind] = found
+        return found
+
+    # The question rules ask at a call site ---------------------------------------------------
+    def reach(self, call: cst.Call, kind: str) -> tuple[str, Witness] | None:
+        """(callee label, witness) when ``call`` runs a function that has effect ``kind``."""
+        if not isinstance(call, cst.Call) or not self.possible(kind):
+            return None
+        frame = self.context.function
+        where = frame.node if frame is not None else None
+        target = self.resolve(call, where)
+        if target is None:
+            found = self.project_summary(call)
+            if found and kind in found:
+                return code_of(call.func), found[kind]
+            return None
+        label, callee = target
+        sub = self.summary(callee)
+        witness = sub.effects.get(kind)
+        if witness is not None:
+            return label, witness.via(label, callee)
+        if kind == PREDICT:
+            keras = self.context.keras
+            for param, witness in sub.param_predicts.items():
+                arg = _argument_for(call, sub.params, param, method=self.class_of_def(callee) is not None)
+                if arg is not None and (keras.is_model(arg) or self.is_model_static(arg, where)):
+                    return label, witness.via(label, callee)
+        return None
+
+
+def _is_cache_test(test: cst.BaseExpression) -> bool:
+    """``x is None``, ``not x``, ``k not in cache``, ``not hasattr(...)``: a build guarded by one
+    of these runs once, not on every call."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return True
+    if isinstance(test, cst.Comparison):
+        return any(isinstance(c.operator, (cst.Is, cst.NotIn, cst.In, cst.Equal))
+                   and (not isinstance(c.operator, (cst.Is, cst.Equal))
+                        or (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"))
+                   for c in test.comparisons)
+    if isinstance(test, cst.BooleanOperation):
+        return _is_cache_test(test.left) or _is_cache_test(test.right)
+    return False
+
+
+
+
+def _argument_for(call: cst.Call, params: list[str], param: str, method: bool) -> cst.BaseExpression | None:
+    """The argument ``call`` passes for ``param`` (``self`` skipped for a method)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param:
+            return arg.value
+    positional = params[1:] if method and params and params[0] in ("self", "cls") else params
+    if param not in positional:
+        return None
+    index = positional.index(param)
+    plain = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in plain):
+        return None
+    return plain[index].value if index < len(plain) else None

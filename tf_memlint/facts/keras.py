@@ -1,0 +1,290 @@
+"""Keras models, eager training loops, gradient tapes and eager tensors (TFM4xx).
+
+Names resolve at this point of the walk: a notebook that rebinds ``model`` from a scikit-learn
+estimator to a Keras model is judged at each use.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tf_memlint.facts.functions import FunctionFacts
+from tf_memlint.scopes import AT_POINT
+from tf_memlint.syntax import Kind, dotted_name, target_names
+
+if TYPE_CHECKING:
+    from tf_memlint.context import TFContext
+
+GRADIENT_TAPE = "tensorflow.GradientTape"
+TAPE_NAME = re.compile(r"^(g?tape|tape_\w+|\w+_tape)$").search
+KERAS_BASE_CLASSES = frozenset({"keras.Model", "keras.layers.Layer", "keras.Sequential"})
+KERAS_MODEL_BASES = frozenset({"keras.Model", "keras.Sequential"})
+KERAS_MODEL_BUILDERS = frozenset({
+    "keras.Sequential", "keras.Model", "keras.models.load_model", "keras.saving.load_model",
+    "keras.models.clone_model", "keras.models.model_from_json", "keras.models.model_from_yaml",
+    "keras.models.model_from_config", "keras.experimental.load_from_saved_model",
+})
+KERAS_APPLICATIONS = "keras.applications"  # keras.applications.ResNet50(...) builds a model
+# Gate triggers of ``is_model_build``: a builder, an application, a subclass of a model base
+# (a local factory returning one of these names one of them too).
+MODEL_BUILD_TRIGGERS = KERAS_MODEL_BUILDERS | KERAS_MODEL_BASES | {KERAS_APPLICATIONS}
+CLEAR_SESSION_CALLS = frozenset({"keras.backend.clear_session", "keras.utils.clear_session"})
+FIT_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
+# One optimisation step (``is_training_call``): these methods, ``minimize`` on a non-SciPy
+# optimizer, anything named like a train step, or a local function doing one of these.
+TRAINING_STEP_METHODS = frozenset({"apply_gradients", "train_on_batch", "assign_sub"})
+MINIMIZE = "minimize"
+TRAIN_STEP_WORD = "train_step"
+TRAINING_TRIGGERS = frozenset({"." + m for m in TRAINING_STEP_METHODS | {MINIMIZE}} | {"~" + TRAIN_STEP_WORD})
+_STORING_METHODS = ("append", "insert", "extend", "add", "appendleft")
+
+
+class KerasFacts:
+    def __init__(self, context: TFContext, classes: list[cst.ClassDef]) -> None:
+        self.context = context
+        self.layer_classes = context.subclasses_of(classes, KERAS_BASE_CLASSES)  # layers and models
+        self.model_classes = context.subclasses_of(classes, KERAS_MODEL_BASES)
+        self._facts: dict[tuple[int, str], bool] = {}
+        self._changing: dict[int, set[str]] = {}
+
+    def _any_call(self, node: cst.CSTNode, fact: str, test) -> bool:
+        return FunctionFacts.any_call(self._facts, self.context, node, fact, test)
+
+    # Eager training loops ------------------------------------------------------------------
+    def is_gradient_tape(self, expr: cst.BaseExpression) -> bool:
+        context = self.context
+        value = context.value_of(expr, AT_POINT)
+        if value is not None and context.call_name(value) == GRADIENT_TAPE:
+            return True
+        return isinstance(expr, cst.Name) and bool(TAPE_NAME(expr.value))
+
+    def is_training_call(self, node: cst.CSTNode, _depth: int = 0) -> bool:
+        """One optimisation step: ``optimizer.apply_gradients`` / ``minimize``, ``train_on_batch``,
+        a ``train_step``, a manual ``variable.assign_sub(...)`` update, or a local function that
+        does one of these. A bare ``tape.gradient`` is not one: saliency maps and integrated
+        gradients take gradients without training."""
+        if not isinstance(node, cst.Call):
+            return False
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method in TRAINING_STEP_METHODS or TRAIN_STEP_WORD in method:
+                return True
+            if method == MINIMIZE:
+                return self.context.call_name(node) is None \
+                    and dotted_name(func.value) not in ("optimize", "scipy.optimize")
+            if method == "run" and isinstance(func.value, (cst.Name, cst.Attribute)) \
+                    and node.args and isinstance(node.args[0].value, cst.Name):
+                return self._is_training_function(node.args[0].value.value, _depth)  # strategy.run(step)
+            return False
+        if isinstance(func, cst.Name):
+            return TRAIN_STEP_WORD in func.value or self._is_training_function(func.value, _depth)
+        return False
+
+    def _is_training_function(self, name: str, _depth: int) -> bool:
+        definition = self.context.functions.definition(name)
+        if definition is None or _depth > 2:
+            return False
+        return self._any_call(definition.body, "training", lambda call: self.is_training_call(call, _depth + 1))
+
+    def loop_is_training(self, loop: cst.CSTNode) -> bool:
+        """The loop body takes optimisation steps (see ``is_training_call``)."""
+        return self._any_call(loop, "training", self.is_training_call)
+
+    def loop_fits_model(self, loop: cst.CSTNode) -> bool:
+        """The loop trains a Keras model with ``fit`` / ``fit_generator`` / ``train_on_batch``."""
+        return self._any_call(loop, "fit", lambda call: isinstance(call.func, cst.Attribute)
+                              and call.func.attr.value in FIT_METHODS)
+
+    def is_eager_tensor(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """``expr`` is proven to be a tensor (or a structure of tensors) in eager code: a TF op,
+        a Keras loss/op/metric result, ``tape.gradient``, the result of a ``tf.function`` or of
+        calling a Keras model. ``float(x)``, ``x.numpy()``, ``x.item()`` are not."""
+        context = self.context
+        if _depth > 6:
+            return False
+        if isinstance(expr, cst.Name):
+            found = context.binding(expr.value, AT_POINT)
+            if found is None or found.value is None:
+                return False
+            if found.unpacked:  # `loss, logits = train_step(x)`: every output of a tf.function is a tensor
+                return isinstance(found.value, cst.Call) and context.tracing.is_traced_callable(found.value.func)
+            return self.is_eager_tensor(found.value, _depth + 1)
+        if isinstance(expr, cst.Subscript):
+            return self.is_eager_tensor(expr.value, _depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            return self.is_eager_tensor(expr.left, _depth + 1) or self.is_eager_tensor(expr.right, _depth + 1)
+        if not isinstance(expr, cst.Call):
+            return False
+        name = context.call_name(expr)
+        if name is not None:
+            path = name.split(".")
+            if name.startswith(("keras.losses.", "keras.ops.", "keras.activations.")) \
+                    and path[-1][:1].islower():
+                return True
+            return context.value_kind(expr) is Kind.TENSOR
+        func = expr.func
+        if isinstance(func, cst.Attribute):
+            if func.attr.value == "gradient":
+                return self.is_gradient_tape(func.value)
+            if func.attr.value == "result":
+                metric = context.value_of(func.value, AT_POINT)
+                return metric is not None and (context.call_name(metric) or "").startswith("keras.metrics.")
+            return False
+        if context.tracing.is_traced_callable(func):
+            return True
+        if isinstance(func, cst.Name) and self._returns_tensor_op(func.value):
+            return True
+        callee = context.value_of(func, AT_POINT)
+        if callee is None or callee is func:
+            return False
+        callee_name = context.call_name(callee) or ""
+        return (callee_name.startswith("keras.losses.") and callee_name.split(".")[-1][:1].isupper()) \
+            or self.is_model_build(callee)
+
+    def _returns_tensor_op(self, name: str) -> bool:
+        """A local function whose every ``return`` is a TensorFlow op or Keras loss/op call
+        (``def mse(p, y): return tf.reduce_mean(tf.square(p - y))``): its result is a tensor."""
+        context = self.context
+        definition = context.functions.definition(name)
+        if definition is None or context.binding(name) is None:
+            return False
+        returned = [n.value for n in context.nodes_in(definition.body) if isinstance(n, cst.Return)]
+        if not returned or any(v is None for v in returned):
+            return False
+        for value in returned:
+            called = context.call_name(value) if isinstance(value, cst.Call) else None
+            if called is None:
+                return False
+            if not (context.value_kind(value) is Kind.TENSOR or (  # type: ignore[arg-type]
+                    called.startswith(("keras.losses.", "keras.ops."))
+                    and called.split(".")[-1][:1].islower())):
+                return False
+        return True
+
+    def consumed_by_tf(self, name: str) -> bool:
+        """The list ``name`` is handed whole to a TensorFlow/Keras call in the current scope
+        (``tf.concat(parts)``, ``tf.stack(parts)``): its elements are meant to be tensors."""
+        context = self.context
+        frame = context.function
+        for node in context.calls_in(frame.node if frame is not None else context.module):
+            called = context.call_name(node)
+            if called is not None and any(isinstance(a.value, cst.Name) and a.value.value == name
+                                          for a in node.args):
+                return True
+        return False
+
+    # Keras models --------------------------------------------------------------------------
+    def is_model_build(self, node: cst.CSTNode, _depth: int = 0) -> bool:
+        """A call that builds or loads a Keras model: ``keras.Sequential``, ``keras.Model``,
+        ``load_model``, ``clone_model``, ``keras.applications.ResNet50``, a ``keras.Model``
+        subclass, or a local function that returns one of these."""
+        if not isinstance(node, cst.Call):
+            return False
+        name = self.context.call_name(node)
+        if name is not None:
+            return name in KERAS_MODEL_BUILDERS or (
+                name.startswith(KERAS_APPLICATIONS + ".") and name.split(".")[-1][:1].isupper())
+        if isinstance(node.func, cst.Name):
+            if node.func.value in self.model_classes:
+                return True
+            return _depth < 2 and self._is_model_factory(node.func.value, _depth)
+        if (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
+                and node.func.value.value == "self"):  # self.model = self._build_model()
+            return _depth < 2 and self._is_model_factory(node.func.attr.value, _depth, method=True)
+        return False
+
+    def _is_model_factory(self, name: str, _depth: int, method: bool = False) -> bool:
+        context = self.context
+        definition = context.functions.definition(name)
+        if definition is None or (not method and context.binding(name) is None):
+            return False
+        key = (id(definition), "factory")
+        if key not in self._facts:
+            self._facts[key] = False  # recursion guard
+            scope = context.scopes[definition]
+            returned = [n.value for n in context.nodes_in(definition.body)
+                        if isinstance(n, cst.Return) and n.value is not None]
+            found = False
+            for value in returned:
+                if isinstance(value, cst.Name):
+                    candidates = scope.assignments.get(value.value) or []
+                    found = any(v is not None and self.is_model_build(v, _depth + 1) for v in candidates)
+                else:
+                    found = self.is_model_build(value, _depth + 1)
+                if found:
+                    break
+            self._facts[key] = found
+        return self._facts[key]
+
+    def is_model(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` holds a Keras model: the value bound to it at this point builds or loads one."""
+        value = self.context.value_of(expr, AT_POINT)
+        return value is not None and self.is_model_build(value)
+
+    def overrides(self, expr: cst.BaseExpression, method: str) -> bool:
+        """``expr`` holds an instance of a class of this module that defines ``method`` itself
+        (a Keras subclass with its own ``predict`` is not Keras's ``predict``)."""
+        value = self.context.value_of(expr, AT_POINT)
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return False
+        return any(isinstance(node, cst.ClassDef) and node.name.value == value.func.value
+                   and any(isinstance(statement, cst.FunctionDef) and statement.name.value == method
+                           for statement in node.body.body)
+                   for node in self.context.scopes)
+
+    def clears_session(self, node: cst.CSTNode) -> bool:
+        """``keras.backend.clear_session()`` (any spelling), or a local helper that calls it."""
+        return self.context.functions.calls_through_helpers(node, CLEAR_SESSION_CALLS, "clears")
+
+    def loop_clears_session(self, loop: cst.CSTNode) -> bool:
+        return self._any_call(loop, "clear_session", self.clears_session)
+
+    def is_kept(self, call: cst.Call, loop: cst.CSTNode) -> bool:
+        """The value of ``call`` is stored in a container that outlives the iteration:
+        ``models.append(build())``, or ``m = build()`` then ``models.append(m)`` / ``d[k] = m``."""
+        nodes = self.context.nodes_in(loop)
+        names: set[str] = set()
+        for node in nodes:
+            if isinstance(node, cst.Assign) and node.value is call:
+                names.update(n for t in node.targets for n in target_names(t.target))
+
+        def stored(expr: cst.BaseExpression) -> bool:  # the value itself, or inside a literal
+            if expr is call or (isinstance(expr, cst.Name) and expr.value in names):
+                return True
+            if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+                return any(stored(e.value) for e in expr.elements)
+            if isinstance(expr, cst.Dict):
+                return any(isinstance(e, cst.DictElement) and stored(e.value) for e in expr.elements)
+            return False
+
+        for node in nodes:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in _STORING_METHODS:
+                if any(stored(arg.value) for arg in node.args):
+                    return True
+            if isinstance(node, cst.Assign) and stored(node.value) \
+                    and any(isinstance(t.target, cst.Subscript) for t in node.targets):
+                return True
+        return False
+
+    def names_changing_in(self, loop: cst.For | cst.While) -> set[str]:
+        """Names the loop rebinds on each iteration: its target and every name assigned in it."""
+        cached = self._changing.get(id(loop))
+        if cached is None:
+            targets: list[cst.BaseExpression] = [loop.target] if isinstance(loop, cst.For) else []
+            for node in self.context.nodes_in(loop):
+                if isinstance(node, cst.Assign):
+                    targets.extend(t.target for t in node.targets)
+                elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)):
+                    targets.append(node.target)
+                elif isinstance(node, cst.WithItem) and node.asname is not None:
+                    targets.append(node.asname.name)
+                elif isinstance(node, cst.NamedExpr):
+                    targets.append(node.target)
+            cached = {name for target in targets for name in target_names(target)}
+            self._changing[id(loop)] = cached
+        return cached

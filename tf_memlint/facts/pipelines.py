@@ -1,0 +1,211 @@
+"""tf.data pipelines: what a dataset's elements are and how big its buffers are (TFM302).
+
+Reached with ``pipeline_facts(context)`` (built once per linted module, cached on the context),
+so the core context does not need to know this module.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tf_memlint.scopes import AT_POINT
+from tf_memlint.syntax import dotted_name
+
+if TYPE_CHECKING:
+    from tf_memlint.context import TFContext
+
+# Calls whose result is file content or a decoded image/audio clip: a dataset mapped through a
+# function that makes one holds large elements. Parsing records alone (``parse_single_example``,
+# ``decode_csv``) is not on the list: parsed feature vectors are usually small.
+DECODING_PREFIXES = (
+    "tensorflow.io.read_file", "tensorflow.io.decode_image", "tensorflow.io.decode_jpeg",
+    "tensorflow.io.decode_png", "tensorflow.io.decode_bmp", "tensorflow.io.decode_gif",
+    "tensorflow.io.decode_webp", "tensorflow.io.decode_raw", "tensorflow.image.decode_",
+    "tensorflow.image.resize", "tensorflow.audio.decode_",
+)
+# Datasets of decoded images, one batch per element until ``unbatch()``.
+DECODED_SOURCES = frozenset({
+    "keras.utils.image_dataset_from_directory", "keras.preprocessing.image_dataset_from_directory",
+    "keras.utils.audio_dataset_from_directory",
+})
+CARDINALITY_CALLS = frozenset({"tensorflow.data.experimental.cardinality"})
+# Gate triggers: a shuffle plus one of the names that make decoded elements.
+SHUFFLE_TRIGGERS = frozenset(".shuffle&" + name for name in (
+    "tensorflow.io", "tensorflow.image", "tensorflow.audio", *DECODED_SOURCES))
+WHOLE_DATASET_LITERAL = 10_000
+
+
+def pipeline_facts(context: TFContext) -> PipelineFacts:
+    facts = getattr(context, "_pipeline_facts", None)
+    if facts is None:
+        facts = PipelineFacts(context)
+        context._pipeline_facts = facts  # type: ignore[attr-defined]
+    return facts
+
+
+class PipelineFacts:
+    def __init__(self, context: TFContext) -> None:
+        self.context = context
+        self._decodes: dict[int, bool] = {}
+
+    # The stages before a point of a pipeline ----------------------------------------------------
+    def stages(self, expr: cst.BaseExpression, _depth: int = 0) -> list[tuple[str, cst.Call]] | None:
+        """The method stages applied to the dataset ``expr`` (source first), following its
+        method chain and the values earlier bound to the names in it (``ds = ds.map(f)``); the
+        source call is reported as ``("source", call)``. None when the origin is unknown."""
+        context = self.context
+        found: list[tuple[str, cst.Call]] = []
+        seen: set[int] = set()
+        while _depth < 12:
+            _depth += 1
+            if isinstance(expr, cst.Call):
+                func = expr.func
+                if context.call_name(expr) is not None:
+                    found.append(("source", expr))
+                    return list(reversed(found))
+                if isinstance(func, cst.Attribute):
+                    found.append((func.attr.value, expr))
+                    expr = func.value
+                    continue
+                return None
+            if isinstance(expr, cst.Name):
+                history = self._history(expr.value)
+                if not history or id(history[-1]) in seen:
+                    return None
+                # ds = tf.data...; ds = ds.map(f); ds = ds.shuffle(n): walk back through them
+                for value in reversed(history):
+                    seen.add(id(value))
+                expr = history[0]
+                earlier: list[tuple[str, cst.Call]] = []
+                for value in history[1:]:
+                    earlier.extend(self._own_chain(value))
+                found.extend(reversed(earlier))
+                continue
+            return None
+        return None
+
+    def _own_chain(self, value: cst.BaseExpression) -> list[tuple[str, cst.Call]]:
+        """The stages of ``value`` down to the first Name (``ds.map(f).batch(b)`` -> map, batch)."""
+        chain: list[tuple[str, cst.Call]] = []
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            chain.append((value.func.attr.value, value))
+            value = value.func.value
+        return list(reversed(chain))
+
+    def _history(self, name: str) -> list[cst.BaseExpression]:
+        """The values bound to ``name`` in its scope up to the one bound at this point, when they
+        form one pipeline: a first value that does not mention ``name``, then only values of the
+        form ``name.<method>(...)``."""
+        context = self.context
+        found = context.binding(name, AT_POINT)
+        if found is None or found.value is None or found.unpacked:
+            return []
+        values = found.scope.assignments.get(name) or []
+        index = next((i for i, v in enumerate(values) if v is found.value), None)
+        if index is None:
+            return []
+        history: list[cst.BaseExpression] = []
+        for value in reversed(values[:index + 1]):
+            if value is None:
+                return []
+            history.append(value)
+            if not _rebuilds_from(value, name):
+                break
+        else:
+            return []
+        return list(reversed(history))
+
+    # What the elements are -------------------------------------------------------------------------
+    def decodes(self, func: cst.BaseExpression, _depth: int = 0) -> bool:
+        """``func`` (a lambda, a function of this module or ``self.method``) calls a decoder
+        (``tf.io.read_file``, ``tf.image.decode_*``, ``tf.io.parse_*example``...), directly or
+        through functions of this module."""
+        context = self.context
+        if _depth > 2:
+            return False
+        if isinstance(func, cst.Lambda):
+            body: cst.CSTNode = func.body
+        else:
+            name = func.value if isinstance(func, cst.Name) else (
+                func.attr.value if isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name) and func.value.value == "self" else None)
+            if name is None:
+                return False
+            definition = context.functions.definition(name)
+            if definition is None:
+                return False
+            body = definition.body
+        key = id(body)
+        if key in self._decodes:
+            return self._decodes[key]
+        self._decodes[key] = False
+        result = False
+        for node in [body, *context.nodes_in(body, into_functions=True)]:
+            if not isinstance(node, cst.Call):
+                continue
+            called = context.call_name(node)
+            if called is not None and called.startswith(DECODING_PREFIXES):
+                result = True
+                break
+            if called is None and self.decodes(node.func, _depth + 1):
+                result = True
+                break
+        self._decodes[key] = result
+        return result
+
+    def holds_decoded(self, stages: list[tuple[str, cst.Call]]) -> bool:
+        """The elements after ``stages`` are decoded file content, and nothing cached them
+        before (after ``cache()`` the data is resident anyway: the TFDS idiom)."""
+        decoded = batched_source = False
+        for method, call in stages:
+            if method == "cache":
+                return False
+            if method == "source":
+                batched_source = self.context.call_name(call) in DECODED_SOURCES
+            elif method == "unbatch" and batched_source:
+                decoded = True  # image_dataset_from_directory(...).unbatch(): one decoded image each
+            elif method in ("map", "interleave", "flat_map") and call.args \
+                    and self.decodes(call.args[0].value):
+                decoded = True
+        return decoded
+
+    # Sizes ----------------------------------------------------------------------------------------
+    def whole_dataset_size(self, expr: cst.BaseExpression, _depth: int = 0) -> str | None:
+        """How ``expr`` says "the size of the whole dataset": ``len(x)``, a cardinality, a TFDS
+        split's ``num_examples``, an integer of at least 10,000, or a name bound to one."""
+        context = self.context
+        if _depth > 6:
+            return None
+        value = context.int_value(expr, AT_POINT)
+        if value is not None:
+            return f"{value:,} elements" if value >= WHOLE_DATASET_LITERAL else None
+        if isinstance(expr, cst.Name):
+            bound = context.value_of(expr, AT_POINT)
+            if bound is None or bound is expr:
+                return None
+            return self.whole_dataset_size(bound, _depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+            return self.whole_dataset_size(expr.left, _depth + 1) or self.whole_dataset_size(expr.right, _depth + 1)
+        if isinstance(expr, cst.Attribute) and expr.attr.value == "num_examples":
+            return "the split's num_examples"
+        if isinstance(expr, cst.Call):
+            if dotted_name(expr.func) == "len" and expr.args:
+                return "len(...) of the data"
+            if context.call_name(expr) in CARDINALITY_CALLS:
+                return "the dataset's cardinality"
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "cardinality":
+                return "the dataset's cardinality"
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "numpy":
+                return self.whole_dataset_size(expr.func.value, _depth + 1)  # ds.cardinality().numpy()
+            if dotted_name(expr.func) == "int" and expr.args:
+                return self.whole_dataset_size(expr.args[0].value, _depth + 1)
+        return None
+
+
+def _rebuilds_from(value: cst.BaseExpression, name: str) -> bool:
+    """``value`` is ``name.<method>(...)...``: the pipeline bound to ``name`` extended."""
+    while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+        value = value.func.value
+    return isinstance(value, cst.Name) and value.value == name

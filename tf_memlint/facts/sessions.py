@@ -1,0 +1,173 @@
+"""TF1 sessions and the graphs they run (TFM106's graph mode, TFM2xx).
+
+Names resolve at this point of the walk: ``sess = ort.InferenceSession(...)`` rebound later to a
+``tf.Session`` is judged by the binding in force where it is used.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tf_memlint.facts.functions import FunctionFacts
+from tf_memlint.scopes import AT_POINT
+
+if TYPE_CHECKING:
+    from tf_memlint.context import TFContext
+    from tf_memlint.scopes import Scope
+
+SESSION_CLASSES = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession"})
+# Calls that hand back a session the code may `run` (not for TFM201: these are not created here).
+SESSION_FACTORIES = frozenset({
+    "tensorflow.train.MonitoredTrainingSession", "tensorflow.train.MonitoredSession",
+    "tensorflow.train.SingularMonitoredSession", "tensorflow.get_default_session",
+    "keras.backend.get_session",
+})
+SESSION_NAME = re.compile(r"^_*(sess|session)$|_(sess|session)$|^(sess|session)_").search
+# sess.run(...) / sess.partial_run(...) on a session; op.run(feed_dict=...) / t.eval(session=s).
+SESSION_RUN_METHODS = frozenset({"run", "partial_run"})
+FEED_RUN_METHODS = frozenset({"run", "eval"})
+SESSION_RUN_TRIGGERS = frozenset("." + method for method in SESSION_RUN_METHODS | FEED_RUN_METHODS)
+# Calls that say a file builds TF1 graphs (graph mode, not eager): constants there are graph nodes.
+TF1_GRAPH_CALLS = frozenset(SESSION_CLASSES | {
+    "tensorflow.placeholder", "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior",
+    "tensorflow.train.MonitoredTrainingSession",
+})
+ENABLE_EAGER = "tensorflow.enable_eager_execution"
+# Namespaces whose calls build no graph operations (files, flags, configuration, Keras...).
+NON_OP_NAMESPACES = frozenset({
+    "keras", "estimator", "gfile", "io.gfile", "logging", "app", "flags", "compat", "config", "test",
+    "errors", "distribute", "sysconfig", "version", "autograph", "lite", "profiler", "tpu",
+    "feature_column", "dtypes", "python_io", "saved_model", "nest", "types", "experimental",
+    "summary.FileWriter", "summary.FileWriterCache", "train.Coordinator", "train.Server", "train.ClusterSpec",
+    "io.TFRecordWriter", "lookup.experimental", "random.set_seed",
+})
+OP_EXCEPTIONS = frozenset({"tensorflow.saved_model.loader.load", "tensorflow.saved_model.load"})
+# Classes whose construction adds operations to the graph.
+OP_CLASSES = frozenset({"Variable", "TensorArray", "SparseTensor", "Saver", "Print"})
+# Lower-case TensorFlow functions that read or configure the graph without adding operations.
+NON_OP_FUNCTIONS = frozenset({
+    "get_default_graph", "reset_default_graph", "get_collection", "get_collection_ref",
+    "add_to_collection", "add_to_collections", "trainable_variables", "global_variables",
+    "local_variables", "model_variables", "all_variables", "moving_average_variables",
+    "device", "name_scope", "variable_scope", "control_dependencies", "set_random_seed",
+    "get_default_session", "executing_eagerly", "enable_eager_execution", "disable_eager_execution",
+    "disable_v2_behavior", "enable_v2_behavior", "disable_v2_tensorshape", "get_variable_scope",
+    "get_logger", "latest_checkpoint", "get_checkpoint_state", "checkpoint_exists", "list_variables",
+    "load_variable", "load_checkpoint", "start_queue_runners", "global_step", "as_dtype", "is_tensor",
+    "colocate_with", "container", "get_seed", "make_ndarray", "make_tensor_proto", "init_scope",
+    "get_static_value", "write_graph", "summary_iterator", "get_or_create_global_step",
+    "get_global_step", "function", "enable_resource_variables", "disable_resource_variables",
+    "set_verbosity", "TensorShape", "import_meta_graph_def", "assert_same_float_dtype",
+})
+OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
+GRAPH_RESETS = frozenset({"tensorflow.reset_default_graph", "keras.backend.clear_session",
+                          "keras.utils.clear_session"})
+
+
+def op_creating_name(name: str) -> bool:
+    """A call of the canonical TF name ``name`` adds operations to the graph (project.py asks too)."""
+    if not name.startswith("tensorflow."):
+        return False
+    path = name[len("tensorflow."):].split(".")
+    last = path[-1]
+    if path[0] in NON_OP_NAMESPACES or ".".join(path[:2]) in NON_OP_NAMESPACES:
+        return name in OP_EXCEPTIONS
+    if last[:1].isupper():
+        return last in OP_CLASSES
+    return last not in NON_OP_FUNCTIONS
+
+
+class SessionFacts:
+    def __init__(self, context: TFContext, calls: list[tuple[cst.Call, Scope]]) -> None:
+        self.context = context
+        self._loops: dict[tuple[int, str], bool] = {}
+        names = {context.call_name(call) for call, _scope in calls}
+        # The file builds TF1 graphs (sessions, placeholders, eager turned off) and never turns
+        # eager execution on: its module-level TF calls add nodes to a graph.
+        self.builds_tf1_graph = bool(names & TF1_GRAPH_CALLS) and ENABLE_EAGER not in names
+
+    def is_session_creation(self, node: cst.CSTNode) -> bool:
+        """``tf.Session(...)`` / ``tf.compat.v1.InteractiveSession(...)``, any import style."""
+        return self.context.call_name(node) in SESSION_CLASSES
+
+    def is_session(self, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+        """A TF1 session: created here, bound by ``with ... as sess``, a monitored session, or a
+        name/attribute spelled like one (``sess``, ``self.session``, ``mon_sess``)."""
+        if _depth > 4:
+            return False
+        if isinstance(expr, cst.Call):
+            name = self.context.call_name(expr)
+            if name in SESSION_CLASSES or name in SESSION_FACTORIES:
+                return True
+            func = expr.func
+            return (isinstance(func, cst.Attribute) and func.attr.value in ("as_default", "managed_session")
+                    and (func.attr.value == "managed_session" or self.is_session(func.value, _depth + 1)))
+        if isinstance(expr, cst.Name) or (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                                          and expr.value.value == "self"):
+            value = self.context.value_of(expr, AT_POINT)
+            if value is not None:  # known: `sess = ort.InferenceSession(...)` is not a TF session
+                return self.is_session(value, _depth + 1)
+            return bool(SESSION_NAME(expr.value if isinstance(expr, cst.Name) else expr.attr.value))
+        return False
+
+    def is_session_run(self, node: cst.CSTNode) -> bool:
+        """``sess.run(...)``, ``sess.partial_run(...)``, ``op.run(feed_dict=...)``, ``t.eval(session=s)``."""
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return False
+        method = node.func.attr.value
+        if method in SESSION_RUN_METHODS and self.is_session(node.func.value):
+            return True
+        return method in FEED_RUN_METHODS and any(
+            a.keyword is not None and a.keyword.value in ("feed_dict", "session") for a in node.args)
+
+    def loop_runs_session(self, loop: cst.CSTNode) -> bool:
+        """The loop body (nested loops included, nested defs not) runs a TF1 session."""
+        return FunctionFacts.any_call(self._loops, self.context, loop, "session", self.is_session_run)
+
+    def creates_graph_ops(self, node: cst.CSTNode) -> bool:
+        """A call that adds operations to the default TF1 graph each time it runs: any TensorFlow
+        op, ``tf.Variable``, initializers, ``tf.train.Saver()``, an optimizer's ``minimize``."""
+        if not isinstance(node, cst.Call):
+            return False
+        context = self.context
+        name = context.call_name(node)
+        if name is not None:
+            return op_creating_name(name)
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in OPTIMIZER_GRAPH_METHODS:
+            optimizer = context.value_of(func.value, AT_POINT)
+            built_by = (context.call_name(optimizer) or "") if optimizer is not None else ""
+            return built_by.startswith("tensorflow.train.") and built_by.endswith("Optimizer")
+        return False
+
+    def resets_graph(self, node: cst.CSTNode) -> bool:
+        """``tf.reset_default_graph()``, ``clear_session()``, or a local helper that calls one."""
+        return self.context.functions.calls_through_helpers(node, GRAPH_RESETS, "resets")
+
+    def loop_resets_graph(self, loop: cst.CSTNode) -> bool:
+        """The loop starts a new default graph each iteration (``tf.reset_default_graph()``,
+        ``keras.backend.clear_session()``)."""
+        return FunctionFacts.any_call(self._loops, self.context, loop, "reset", self.resets_graph)
+
+    def makes_fresh_graph(self, item: cst.BaseExpression, loop: cst.CSTNode) -> bool:
+        """A ``with`` item that makes a graph created in ``loop`` the default: ``tf.Graph().as_default()``,
+        ``g.as_default()`` or ``tf.Session(graph=g)`` with ``g = tf.Graph()`` in the loop."""
+        context = self.context
+        graph: cst.BaseExpression | None = None
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
+                and item.func.attr.value == "as_default":
+            graph = item.func.value
+        elif self.is_session_creation(item):
+            graph = next((a.value for a in item.args
+                          if a.keyword is not None and a.keyword.value == "graph"), None)
+        if graph is None:
+            return False
+        if isinstance(graph, cst.Name):
+            value = context.value_of(graph, AT_POINT)
+            if value is None or not any(value is n for n in context.nodes_in(loop)):
+                return False
+            graph = value
+        return context.call_name(graph) == "tensorflow.Graph"

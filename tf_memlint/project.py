@@ -1,0 +1,402 @@
+"""Project-level facts for the command (issue 8 parts 2 and 4): summaries across the modules of
+the linted project, and TF1 graph mode from the project, not only the file.
+
+The flake8 plugin sees one file at a time; it gets in-file reach only. The command sees every
+file it was given: before linting, ``build`` reads them with the stdlib ``ast`` (C-fast; files
+that never name tensorflow/keras cost a text search) and computes, for the top-level functions
+of every module, the same effects as facts/functions.py (a Keras model built or loaded, predict
+on a module's own model, TF ops, a session kept or returned, a session run) from canonical names,
+followed through the calls between the project's modules (a few rounds: bounded depth; a cycle
+adds nothing new and stops). Then, for each file that imports a project function with an effect
+(``from .models import build``, ``import mypkg.models``, ``from mypkg import models``), a table
+keyed by the names that file calls it by goes to the engine (``settings["project"]``), which
+hands it to ``TFContext.project``; FunctionFacts consults it when a call does not resolve in-file.
+
+Graph mode: a project where some module calls ``disable_eager_execution()`` /
+``disable_v2_behavior()``, or imports ``tensorflow.compat.v1`` and creates a Session, builds TF1
+graphs everywhere: ``"__graph_mode__"`` in every table.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from tf_memlint.facts.functions import MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
+from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
+from tf_memlint.facts.sessions import SESSION_CLASSES, SESSION_NAME, op_creating_name
+from tf_memlint.gate import ModuleFacts
+from tf_memlint.names import MENTIONS_TF, canonical
+
+PROJECT_SETTING = "project"
+GRAPH_MODE = "__graph_mode__"
+RELATIVE = "__relative__"
+_ROUNDS = 3  # module-to-module hops followed
+# Module names that an import line means as the installed package, not a file of the project
+# (a stub named tensorflow.py would otherwise make every file a consumer).
+_NOT_PROJECT = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_datasets", "google", "numpy",
+                          "__init__", "__main__", "setup", "tensorflow_hub", "tensorflow_probability",
+                          "sklearn", "scipy", "pandas", "matplotlib", "torch", "absl", "six", "gym", "cv2",
+                          "PIL", "flask", "fastapi", "django", "tqdm", "IPython", "official"}) | frozenset(getattr(sys, "stdlib_module_names", ()))
+# A module can only have an effect if its text has one of these (model builders and loaders,
+# predict, sessions, TF1 graph markers: ops count only in graph mode).
+_GRAPH_WORDS = re.compile(rb"Session\(|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
+_EFFECT_WORDS = re.compile(rb"load_model|Sequential|Model\(|applications|model_from_|\.predict\(|Session\("
+                           rb"|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
+_EAGER_OFF = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+
+
+def module_name(path: Path) -> tuple[str, str]:
+    """(root, ``pkg.sub.mod``) for root/pkg/sub/mod.py when pkg and sub are packages (``__init__.py``)."""
+    path = path.resolve()
+    parts = [path.stem] if path.stem != "__init__" else []
+    parent = path.parent
+    while (parent / "__init__.py").is_file():
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return str(parent), ".".join(parts)
+
+
+class _Module:
+    def __init__(self, path: str, name: str, tree: ast.Module) -> None:
+        self.path, self.name, self.tree = path, name, tree
+        self.aliases = ModuleFacts(tree).aliases
+        self.package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
+        self.functions: dict[str, ast.FunctionDef] = {
+            n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.effects: dict[str, dict[str, tuple[str, tuple]]] = {}
+        self.imports: dict[str, str] = {}  # local dotted name -> "module.func" or "module"
+        self.globals_models: set[str] = set()
+        self.calls: set[str] = set()
+
+    def canonical(self, node: ast.AST) -> str | None:
+        dotted = _dotted(node)
+        if dotted is None:
+            return None
+        head, dot, rest = dotted.partition(".")
+        module = self.aliases.get(head)
+        if module is None:
+            return None
+        return canonical(module + dot + rest)
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+def _is_model_build(module: _Module, call: ast.Call) -> bool:
+    name = module.canonical(call.func)
+    return name is not None and (name in KERAS_MODEL_BUILDERS or (
+        name.startswith(KERAS_APPLICATIONS + ".") and name.rsplit(".", 1)[-1][:1].isupper()))
+
+
+_NODES: dict[int, list[ast.AST]] = {}
+
+
+def _nodes(function: ast.AST) -> list[ast.AST]:
+    """Every node of a function, walked once per build."""
+    found = _NODES.get(id(function))
+    if found is None:
+        found = _NODES[id(function)] = list(ast.walk(function))
+    return found
+
+
+def _guarded(function: ast.AST) -> set[int]:
+    """Nodes under ``if x is None:`` / ``if not x:`` / ``if k not in cache:``: run once."""
+    found: set[int] = set()
+    for node in _nodes(function):
+        if type(node) is ast.If and (
+                (isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not))
+                or (isinstance(node.test, ast.Compare) and any(
+                    isinstance(op, (ast.NotIn, ast.In)) or (isinstance(op, (ast.Is, ast.Eq))
+                                                            and isinstance(c, ast.Constant) and c.value is None)
+                    for op, c in zip(node.test.ops, node.test.comparators)))):
+            for statement in node.body:
+                found.update(id(n) for n in ast.walk(statement))
+    return found
+
+
+def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool) -> dict[str, tuple[str, tuple]]:
+    effects: dict[str, tuple[str, tuple]] = {}
+    guarded = _guarded(function)
+    calls = [n for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded]
+    names = [module.canonical(c.func) for c in calls]
+    if any(n in CLEAR_SESSION_CALLS for n in names) or any(
+            isinstance(d, ast.Name) and d.id in ("lru_cache", "cache") or
+            isinstance(d, ast.Call) and (_dotted(d.func) or "").endswith("lru_cache") for d in function.decorator_list):
+        return effects
+    closes = any(type(n) is ast.Attribute and n.attr == "close" for n in _nodes(function))
+    if "tensorflow.executing_eagerly" in names:
+        graph_mode = False  # written for both modes: no graph in TF2
+    for call, name in zip(calls, names):
+        what = (_dotted(call.func) or "call") + "()"
+        if _is_model_build(module, call):
+            effects.setdefault(MODEL, (what, ()))
+        if name is not None and op_creating_name(name) and graph_mode:
+            effects.setdefault(OPS, (what, ()))
+        if name == "tensorflow.InteractiveSession" and not closes:
+            effects.setdefault(SESSION, (what, ()))
+        if isinstance(call.func, ast.Attribute):
+            receiver = call.func.value
+            if call.func.attr == "predict" and call.args and isinstance(receiver, ast.Name) \
+                    and receiver.id in module.globals_models:
+                effects.setdefault(PREDICT, (what, ()))
+            if call.func.attr == "run" and isinstance(receiver, ast.Name) and SESSION_NAME(receiver.id):
+                effects.setdefault(RUNS_SESSION, (what, ()))
+    for node in _nodes(function):
+        if type(node) is ast.Return and isinstance(node.value, ast.Call) \
+                and module.canonical(node.value.func) in SESSION_CLASSES and not closes:
+            effects.setdefault(RETURNS_SESSION, ((_dotted(node.value.func) or "Session") + "()", ()))
+    return effects
+
+
+def build(paths: list[str]) -> dict[str, dict[str, Any]]:
+    """{path: table} for the files that call a project function with an effect (and, in a TF1
+    graph-mode project, every file).
+
+    Cheap first: the bytes of every file are searched, but only *providers* (importable modules
+    that name TensorFlow/Keras and define a function) and the files that name a provider's
+    module are parsed; graph mode is a text test (``disable_eager_execution()``,
+    ``disable_v2_behavior()``, ``compat.v1`` with ``Session(``)."""
+    raws: dict[str, bytes] = {}
+    for path in paths:
+        if path.endswith(".py"):
+            try:
+                raws[path] = Path(path).read_bytes()
+            except OSError:
+                continue
+    # Graph mode belongs to a project: the given tree when its top has a project marker, else
+    # each top-level directory under it (linting a folder of checkouts judges each on its own).
+    owner = _projects(list(raws))
+    graph_projects = {owner[path] for path, raw in raws.items() if Path(path).stem.isidentifier()
+                      and MENTIONS_TF(raw) and (  # a notebook (x.ipynb.py) is a program of its own
+        b"disable_eager_execution(" in raw or b"disable_v2_behavior(" in raw
+        or (b"compat.v1" in raw and b"Session(" in raw))}
+    modules: dict[str, _Module] = {}
+
+    def parse(path: str, raw: bytes) -> _Module | None:
+        try:
+            tree = ast.parse(raw)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        root, name = module_name(Path(path))
+        module = _Module(path, name, tree)
+        # Where its absolute imports are looked for: its root, then the directories above it
+        # (a script in repo/scripts importing repo/mylib); modules are keyed "root|name", so two
+        # projects linted together (or two files named utils.py) never meet.
+        module.roots = [root, *map(str, list(Path(root).parents)[:3])]  # type: ignore[attr-defined]
+        module.key = f"{root}|{name}"  # type: ignore[attr-defined]
+        module.mentions_tf = bool(MENTIONS_TF(raw))  # type: ignore[attr-defined]
+        module.wanted = Path(path).stem.encode() in wanted  # type: ignore[attr-defined]  # imported somewhere
+        module.graph_mode = bool(_GRAPH_WORDS(raw))  # type: ignore[attr-defined]
+        return module
+
+    # Providers: importable modules that name TF/Keras and define functions, kept only when an
+    # import line of another file names them; those files are the consumers.
+    candidates = {path: Path(path).stem for path, raw in raws.items()
+                  if Path(path).stem.isidentifier() and Path(path).stem not in _NOT_PROJECT
+                  and MENTIONS_TF(raw) and b"def " in raw
+                  and (owner[path] in graph_projects or _EFFECT_WORDS(raw))}
+    if not candidates:
+        return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
+    stems = {stem.encode() for stem in candidates.values()}
+    wanted: set[bytes] = set()
+    consumers: list[str] = []
+    for path, raw in raws.items():
+        if b"import" not in raw:
+            continue
+        named = _imported_words(raw) & stems
+        named.discard(Path(path).stem.encode())
+        if named:
+            wanted |= named
+            consumers.append(path)
+    for path in dict.fromkeys([p for p, stem in candidates.items() if stem.encode() in wanted] + consumers):
+        module = parse(path, raws[path])
+        if module is not None:
+            modules.setdefault(module.key, module)  # type: ignore[attr-defined]
+    if not modules:
+        return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
+    try:
+        return _tables(modules, raws, graph_projects, owner)
+    finally:
+        _NODES.clear()
+
+
+_IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w ,\t]*)|import[ \t]+([\w., \t]+))", re.M)
+
+
+def _imported_words(raw: bytes) -> set[bytes]:
+    """Module names an import line of ``raw`` may mean (each dotted part; after ``from A import``
+    the names too, unless A is TensorFlow/Keras or the standard library): a text test."""
+    words: set[bytes] = set()
+    for source, names, plain in _IMPORT_LINE.findall(raw):
+        if plain:
+            for item in plain.split(b","):
+                parts = item.split()[0].split(b".") if item.split() else []
+                if parts and parts[0].decode() not in _NOT_PROJECT:
+                    words.update(parts)
+            continue
+        parts = [p for p in source.split(b".") if p]
+        if parts and parts[0].decode() in _NOT_PROJECT:
+            continue
+        words.update(parts)
+        words.update(n.split()[0] for n in names.split(b",") if n.split())
+    return words
+
+
+_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def _projects(paths: list[str]) -> dict[str, str]:
+    """The project each file belongs to (see ``build``)."""
+    if not paths:
+        return {}
+    absolute = {path: Path(path).resolve() for path in paths}
+    try:
+        base = Path(os.path.commonpath([str(p.parent) for p in absolute.values()]))
+    except ValueError:
+        return {path: str(p.parent) for path, p in absolute.items()}
+    if any((base / marker).exists() for marker in _MARKERS):
+        return {path: str(base) for path in paths}
+    owner = {}
+    for path, resolved in absolute.items():
+        relative = resolved.relative_to(base).parts
+        owner[path] = str(base / relative[0]) if len(relative) > 1 else str(base)
+    return owner
+
+
+def _statements(tree: ast.Module):
+    """Every statement, at any depth, without walking expressions (imports are statements)."""
+    stack = [tree.body]
+    while stack:
+        for node in stack.pop():
+            yield node
+            for block in (getattr(node, "body", None), getattr(node, "orelse", None),
+                          getattr(node, "finalbody", None)):
+                if isinstance(block, list):
+                    stack.append(block)
+            for handler in getattr(node, "handlers", None) or ():
+                stack.append(handler.body)
+
+
+def _key(modules: dict[str, _Module], module: _Module, dotted: str) -> str | None:
+    """The key of the project module ``dotted`` as ``module`` imports it, if linted."""
+    for root in module.roots:  # type: ignore[attr-defined]
+        key = f"{root}|{dotted}"
+        if key in modules:
+            return key
+    return None
+
+
+def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects: set[str],
+            project_of: dict[str, str]) -> dict[str, dict[str, Any]]:
+    # Only modules some file imports need summaries; only their top-level models count as globals.
+    providers = [m for m in modules.values() if m.mentions_tf and m.wanted]  # type: ignore[attr-defined]
+    for module in providers:
+        for node in module.tree.body:
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_model_build(module, node.value):
+                module.globals_models.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    # Imports of project modules, per module (import statements only: statement lists are walked).
+    for module in modules.values():
+        for node in _statements(module.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    key = _key(modules, module, alias.name)
+                    if key is not None:
+                        module.imports[alias.asname or alias.name] = key
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    package = module.package.split(".") if module.package else []
+                    package = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+                    base = ".".join([*package, *([base] if base else [])])
+                for alias in node.names:
+                    full = f"{base}.{alias.name}" if base else alias.name
+                    local = alias.asname or alias.name
+                    key = _key(modules, module, full)
+                    if key is not None:
+                        module.imports[local] = key  # from pkg import models
+                    else:
+                        key = _key(modules, module, base) if base else None
+                        if key is not None:
+                            module.imports[local] = f"{key}.{alias.name}"  # from .models import build
+    # Direct effects, then rounds of propagation through calls (same module and imported).
+    for module in providers:
+        if True:
+            for fname, function in module.functions.items():
+                found = _direct(module, function, module.graph_mode  # type: ignore[attr-defined]
+                                or project_of[module.path] in graph_projects)
+                if found:
+                    module.effects[fname] = found
+
+    def lookup(module: _Module, dotted: str) -> tuple[str, dict] | None:
+        head, _, rest = dotted.partition(".")
+        if not rest and head in module.functions:
+            return f"{Path(module.path).name}:{module.functions[head].lineno}", module.effects.get(head, {})
+        target = module.imports.get(head)
+        if target is None:
+            return None
+        full = f"{target}.{rest}" if rest else target
+        owner, _, fname = full.rpartition(".")
+        other = modules.get(owner)
+        if other is None or fname not in other.functions:
+            return None
+        return f"{Path(other.path).name}:{other.functions[fname].lineno}", other.effects.get(fname, {})
+
+    for _ in range(_ROUNDS):
+        changed = False
+        for module in providers:
+            for fname, function in module.functions.items():
+                mine = module.effects.setdefault(fname, {})
+                for node in _nodes(function):
+                    if type(node) is not ast.Call:
+                        continue
+                    dotted = _dotted(node.func)
+                    found = lookup(module, dotted) if dotted and dotted != fname else None
+                    if not found:
+                        continue
+                    where, theirs = found
+                    for kind, (what, chain) in theirs.items():
+                        if kind not in mine and kind != RETURNS_SESSION:
+                            mine[kind] = (what, ((dotted, where),) + chain)
+                            changed = True
+        if not changed:
+            break
+    # Tables, per file: the names it calls project functions by.
+    tables: dict[str, dict[str, Any]] = {}
+    for module in modules.values():
+        table: dict[str, Any] = {}
+        for local, target in module.imports.items():
+            other = modules.get(target)
+            if other is not None:  # a module: module.func
+                for fname in other.functions:
+                    effects = other.effects.get(fname)
+                    if effects:
+                        where = f"{Path(other.path).name}:{other.functions[fname].lineno}"
+                        table[f"{local}.{fname}"] = {k: (w, ((f"{local}.{fname}", where),) + c)
+                                                     for k, (w, c) in effects.items()}
+            else:
+                owner, _, fname = target.rpartition(".")
+                other = modules.get(owner)
+                if other is not None and other.effects.get(fname):
+                    where = f"{Path(other.path).name}:{other.functions[fname].lineno}"
+                    table[local] = {k: (w, ((local, where),) + c) for k, (w, c) in other.effects[fname].items()}
+        if table:
+            table[RELATIVE] = sorted({name.split(".")[0] for name in table})
+        if table:
+            tables[module.path] = table
+    for path in raws:
+        if project_of[path] in graph_projects:
+            tables.setdefault(path, {})[GRAPH_MODE] = True
+    _NODES.clear()
+    return tables
