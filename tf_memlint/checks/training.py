@@ -8,7 +8,7 @@ from tf_memlint.checks import reach
 from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.facts.keras import GRADIENT_TAPE, MODEL_BUILD_TRIGGERS, TRAINING_TRIGGERS
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of
+from tf_memlint.syntax import code_of, dotted_name
 
 
 def _is_true(expr: cst.BaseExpression) -> bool:
@@ -241,8 +241,10 @@ class TensorHistoryInTrainingLoop(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "append"
-                and isinstance(func.value, cst.Name) and len(node.args) == 1
-                and node.args[0].keyword is None):
+                and len(node.args) == 1 and node.args[0].keyword is None):
+            return
+        holder = _history_name(func.value)  # `losses` or, for `history["loss"]`, `history`
+        if holder is None:
             return
         context = self.context
         if context.in_traced_function:
@@ -250,8 +252,8 @@ class TensorHistoryInTrainingLoop(Rule):
         loops = context.loops_running(node)
         if not loops:
             return
-        history = context.value_of(func.value, AT_POINT)
-        if not _is_new_list(history):
+        history = context.value_of(holder, AT_POINT)
+        if not (_is_new_list(history) if holder is func.value else _is_new_dict_of_lists(history)):
             return
         growing = [loop for loop in loops
                    if not any(history is n for n in context.nodes_in(loop))
@@ -261,10 +263,10 @@ class TensorHistoryInTrainingLoop(Rule):
         if all(_trains_only_in_nested_loop(context, loop, loops) for loop in growing) \
                 and _is_scalar(context, node.args[0].value):
             return  # one scalar per epoch (a plotting history): bounded by the epochs, not the steps
-        if context.keras.consumed_by_tf(func.value.value):
+        if holder is func.value and context.keras.consumed_by_tf(holder.value):
             return  # `tf.concat(history)` after the loop: the tensors are the point, not a history
         value = code_of(node.args[0].value)
-        self.report(node, f"{func.value.value}.append({value}) keeps one more tensor alive on every "
+        self.report(node, f"{code_of(func.value)}.append({value}) keeps one more tensor alive on every "
                           f"iteration of the training loop; append float({value}) "
                           f"(or {value}.numpy()) instead")
 
@@ -303,6 +305,28 @@ def _trains_only_in_nested_loop(context, loop: cst.CSTNode, around: list) -> boo
     """``loop`` is an epoch loop: a loop nested in it (not one around the append) takes the steps."""
     return any(isinstance(n, (cst.For, cst.While)) and not any(n is a for a in around)
                and context.keras.loop_is_training(n) for n in context.nodes_in(loop))
+
+
+def _history_name(target: cst.BaseExpression) -> cst.Name | None:
+    """The name that holds the history: ``losses`` in ``losses.append``, ``history`` in
+    ``history["loss"].append`` (a dict of lists keyed by a string literal)."""
+    if isinstance(target, cst.Name):
+        return target
+    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1 \
+            and isinstance(target.slice[0].slice, cst.Index) \
+            and isinstance(target.slice[0].slice.value, cst.SimpleString):
+        return target.value
+    return None
+
+
+def _is_new_dict_of_lists(expr: cst.BaseExpression | None) -> bool:
+    """``{"loss": [], "acc": []}`` or ``collections.defaultdict(list)``: a dict whose values are
+    new lists (what ``history["loss"].append`` appends to)."""
+    if isinstance(expr, cst.Dict):
+        return bool(expr.elements) and all(isinstance(e, cst.DictElement) and _is_new_list(e.value)
+                                           for e in expr.elements)
+    return isinstance(expr, cst.Call) and dotted_name(expr.func) in ("collections.defaultdict", "defaultdict") \
+        and len(expr.args) == 1 and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "list"
 
 
 def _is_new_list(expr: cst.BaseExpression | None) -> bool:
