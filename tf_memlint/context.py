@@ -86,6 +86,8 @@ class TFContext:
         self.frames: list[Frame] = []
         self.module_loops: list[cst.For | cst.While] = []  # loops open at module level
         self._class_stack: list[cst.ClassDef] = []
+        # Index in module.body of the top-level statement being walked (set by the engine's walk).
+        self.statement: int | None = None
         self._scope_stack: list[Scope] = [self.module_scope]
         self._latest: dict[tuple[int, str], tuple[cst.BaseExpression | None, bool]] = {}
         self._latest_attr: dict[tuple[int, str], cst.BaseExpression | None] = {}

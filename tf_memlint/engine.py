@@ -109,7 +109,7 @@ class _BatchedWalk(cst.CSTVisitor):
     def on_visit(self, node: cst.CSTNode) -> bool:
         top = self.tops.get(id(node))
         if top is not None:
-            self.top = top
+            self.top = self.context.statement = top
         self.context.enter(node)
         for visit in self.visitors.get(type(node).__name__, ()):
             visit(node)

@@ -130,9 +130,13 @@ class FunctionFacts:
         self.methods: dict[tuple[str, str], cst.FunctionDef] = {}
         self._class_of_def: dict[int, cst.ClassDef] = {}
         self._self_attrs: dict[tuple[str, str], list[cst.BaseExpression]] = {}
-        for statement in context.module.body:
+        # Every module-level def of each name with its statement index: a notebook (or a script)
+        # may define the same name again in a later cell, and a call runs the def bound when it runs.
+        self.module_def_history: dict[str, list[tuple[int, cst.FunctionDef]]] = {}
+        for index, statement in enumerate(context.module.body):
             if isinstance(statement, cst.FunctionDef):
                 self.module_defs[statement.name.value] = statement
+                self.module_def_history.setdefault(statement.name.value, []).append((index, statement))
         for node, scope in context.scopes.items():
             if isinstance(node, cst.ClassDef):
                 self.classes.setdefault(node.name.value, node)
@@ -244,7 +248,8 @@ class FunctionFacts:
             if name in self.classes:
                 init = self.methods.get((name, "__init__"))
                 return (name, init) if init is not None else None
-            definition = self.module_defs.get(name) or self.definitions.get(name)
+            definition = self._module_def_at(name, where) if name in self.module_defs \
+                else self.definitions.get(name)
             if definition is None:
                 return None
             home = context.scopes[definition].parent
@@ -260,6 +265,20 @@ class FunctionFacts:
                 return None
             return (code_of(func), method)
         return None
+
+    def _module_def_at(self, name: str, where: cst.CSTNode | None) -> cst.FunctionDef | None:
+        """The module-level def of ``name`` a call runs. Defined once: that def. Defined again
+        later (a notebook cell redefining a helper): a call at module level runs the last def
+        above it (none above: unknown); a call inside a function runs whichever is bound when that
+        function runs, which the file does not say: unknown."""
+        history = self.module_def_history[name]
+        if len(history) == 1:
+            return history[0][1]
+        statement = self.context.statement
+        if where is not None or statement is None:
+            return None
+        above = [definition for index, definition in history if index < statement]
+        return above[-1] if above else None
 
     def _method(self, cls: cst.ClassDef, name: str, _depth: int = 0) -> cst.FunctionDef | None:
         found = self.methods.get((cls.name.value, name))
