@@ -437,11 +437,11 @@ class TracingFacts:
 
     def _growing_list(self, name: str) -> cst.For | cst.While | None:
         """The innermost open loop in which the Python list ``name`` (bound before it to a list
-        display, comprehension or ``list(...)``) only grows: appended, extended or ``+=`` on every
-        path that touches it, never rebound, popped, removed from or cleared in the loop."""
+        display, comprehension or ``list(...)``) grows: appended, extended or ``+=`` in the loop, and
+        never rebound, popped, removed from or cleared there (a reset list or a sliding window)."""
         return self._accumulator(name, list_only=True)
 
-    def growing_array(self, name: str) -> cst.For | cst.While | None:
+    def _growing_array(self, name: str) -> cst.For | cst.While | None:
         """The innermost open loop that grows ``name`` by concatenating onto it
         (``v = tf.concat([v, piece], axis)``, ``np.append(v, x)``) and never rebinds it otherwise."""
         return self._accumulator(name, list_only=False)
@@ -556,7 +556,7 @@ class TracingFacts:
             loop = self._growing_list(expr.value)
             if loop is not None:
                 return loop, "a Python list that grows every iteration"
-            loop = self.growing_array(expr.value)
+            loop = self._growing_array(expr.value)
             if loop is not None:
                 return loop, "a tensor concatenated onto itself every iteration"
             found = context.binding(expr.value, AT_POINT)
