@@ -36,3 +36,31 @@ def test_tfm201_script_or_rebound_notebook_session_is_silent(lint):
 def test_tfm201_single_notebook_session_is_silent(lint):
     source = "import tensorflow.compat.v1 as tf\nsess = tf.InteractiveSession()\nprint(tf.constant(1).eval())\n"
     assert lint(source, ["TFM201"], notebook=True) == []
+
+
+PREFIXES = """\
+import tensorflow as tf
+
+@tf.function
+def head(x):
+    return tf.reduce_sum(x)
+
+def run(x):
+    for i in range(5):
+        head(x[:i])
+"""
+
+
+def test_tfm107_names_the_argument_and_respects_its_threshold(lint):
+    findings = lint(PREFIXES, ["TFM107"])
+    assert [(d.code, d.line) for d in findings] == [("TFM107", 9)]
+    assert "called with x[:i], a slice whose length changes every iteration" in findings[0].message
+    assert lint(PREFIXES, ["TFM107"], min_distinct_shapes=6) == []
+
+
+def test_tfm107_a_relaxing_rebinding_makes_the_name_unknown(lint):
+    """A name bound once to a plain tf.function and once with reduce_retracing=True is not known
+    to retrace on shapes at every call: silent, as TFM104 is silent on names bound twice."""
+    source = PREFIXES.replace("def run(x):", "head = tf.function(head.python_function, reduce_retracing=True)\n\n"
+                                             "def run(x):")
+    assert lint(source, ["TFM107"]) == []

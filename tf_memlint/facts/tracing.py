@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Iterator
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import Kind, argument, contains, dotted_name, function_name, has_input_signature, number_literal
+from tf_memlint.syntax import (Kind, argument, contains, dotted_name, function_name, has_input_signature, number_literal,
+                               target_names)
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -48,6 +49,50 @@ _TF1_GRAPH_HINTS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSessi
 # Keras methods that Keras traces (compiles into a graph) when the model is fit or built.
 KERAS_TRACED_METHODS = frozenset({"call", "train_step", "test_step", "predict_step"})
 
+# Shapes that change from call to call (TFM107). Calls that make a tensor or array of a given
+# shape: (position, keyword) of the shape argument.
+TF_SHAPED_FACTORIES = {
+    "tensorflow.zeros": (0, "shape"), "tensorflow.ones": (0, "shape"), "tensorflow.fill": (0, "dims"),
+    "tensorflow.random.normal": (0, "shape"), "tensorflow.random.uniform": (0, "shape"),
+    "tensorflow.random.truncated_normal": (0, "shape"),
+}
+NUMPY_SHAPED = {
+    "zeros": (0, "shape"), "ones": (0, "shape"), "empty": (0, "shape"), "full": (0, "shape"),
+    "random.random": (0, "size"), "random.random_sample": (0, "size"),
+    "random.standard_normal": (0, "size"), "random.normal": (2, "size"), "random.uniform": (2, "size"),
+}
+NUMPY_DIMS_AS_ARGUMENTS = frozenset({"random.rand", "random.randn"})  # np.random.rand(i, 8)
+RANGES = frozenset({"tensorflow.range", "numpy.arange"})
+# Calls that turn a Python list into one tensor/array whose shape follows the list's length.
+LIST_CONVERTERS = frozenset({
+    "tensorflow.constant", "tensorflow.convert_to_tensor", "tensorflow.stack", "tensorflow.concat",
+    "numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatenate",
+})
+# ``v = tf.concat([v, piece], axis)``: v grows by one piece per iteration.
+GROWING_CONCATS = frozenset({
+    "tensorflow.concat", "numpy.concatenate", "numpy.append", "numpy.vstack", "numpy.hstack",
+    "numpy.row_stack", "numpy.column_stack",
+})
+_LIST_SHRINKING = frozenset({"pop", "remove", "clear", "popleft"})
+_LIST_GROWING = frozenset({"append", "extend", "insert"})
+
+
+def relaxes_shapes(call: cst.BaseExpression) -> bool:
+    """``tf.function(..., reduce_retracing=...)`` (or its old name ``experimental_relax_shapes``)
+    not literally False, or ``tf.function(f, <input_signature>)`` given positionally: one trace
+    serves many shapes (measured: 2 traces for 40 prefix lengths with reduce_retracing=True)."""
+    if not isinstance(call, cst.Call):
+        return False
+    for position, arg in enumerate(call.args):
+        if arg.keyword is None:
+            if position == 1 and not (isinstance(arg.value, cst.Name) and arg.value.value == "None"):
+                return True  # tf.function(f, [tf.TensorSpec(...)])
+            continue
+        if arg.keyword.value in ("reduce_retracing", "experimental_relax_shapes") \
+                and not (isinstance(arg.value, cst.Name) and arg.value.value in ("False", "None")):
+            return True
+    return False
+
 
 class TracingFacts:
     def __init__(self, context: TFContext, calls: list[tuple[cst.Call, Scope]]) -> None:
@@ -69,6 +114,8 @@ class TracingFacts:
         self.mapped_function_names, self.mapped_lambdas = self._find_mapped_functions(calls)
         # {scope node: names every binding of which is a tf.function without input_signature}
         self.tf_function_bindings = self._find_tf_function_bindings()
+        # The same, less those that relax shapes (reduce_retracing=True): one trace per shape.
+        self.shape_tracing_bindings = self._find_tf_function_bindings(shapes=True)
         self.decorated_traced_names = {node.name.value for node in context.scopes
                                        if isinstance(node, cst.FunctionDef) and self.tf_function_decorator(node) is not None}
 
@@ -213,14 +260,16 @@ class TracingFacts:
         return (isinstance(node.func, cst.Call) and call_name(node.func) == TF_FUNCTION
                 and argument(node.func, 0, "func") is None)
 
-    def _find_tf_function_bindings(self) -> dict[cst.CSTNode, set[str]]:
-        """Those are the functions that trace once per distinct Python argument value."""
+    def _find_tf_function_bindings(self, shapes: bool = False) -> dict[cst.CSTNode, set[str]]:
+        """Those are the functions that trace once per distinct Python argument value; with
+        ``shapes``, those that also trace once per distinct tensor shape."""
         scopes = self.context.scopes
         counts: dict[cst.CSTNode, dict[str, int]] = {}
         for node, scope in scopes.items():
             if isinstance(node, cst.FunctionDef) and scope.parent is not None:
                 decorator = self.tf_function_decorator(node)
-                if decorator is not None and not has_input_signature(decorator):
+                if decorator is not None and not has_input_signature(decorator) \
+                        and not (shapes and relaxes_shapes(decorator)):
                     names = counts.setdefault(scope.parent.node, {})
                     names[node.name.value] = names.get(node.name.value, 0) + 1
             for name, values in scope.assignments.items():
@@ -229,6 +278,9 @@ class TracingFacts:
                         continue
                     if has_input_signature(value) or (
                             isinstance(value.func, cst.Call) and has_input_signature(value.func)):
+                        continue
+                    if shapes and (relaxes_shapes(value) or (
+                            isinstance(value.func, cst.Call) and relaxes_shapes(value.func))):
                         continue
                     names = counts.setdefault(node, {})
                     names[name] = names.get(name, 0) + 1
@@ -239,20 +291,22 @@ class TracingFacts:
                               if name not in scope.params and count == len(scope.assignments.get(name, ()))}
         return bindings
 
-    def tf_function_target(self, func: cst.BaseExpression) -> tuple[cst.CSTNode, str] | None:
+    def tf_function_target(self, func: cst.BaseExpression, shapes: bool = False) -> tuple[cst.CSTNode, str] | None:
         """(scope node, name) when calling ``func`` calls a known tf.function that retraces on a
         new Python value: a decorated def or ``g = tf.function(f)``, or ``self.step`` for a
-        decorated method of the enclosing class."""
+        decorated method of the enclosing class. With ``shapes``: one that also retraces on a
+        new tensor shape (no ``reduce_retracing=True`` / ``experimental_relax_shapes=True``)."""
         context = self.context
+        bindings = self.shape_tracing_bindings if shapes else self.tf_function_bindings
         if isinstance(func, cst.Name):
             found = context.binding(func.value)
-            if found is not None and func.value in self.tf_function_bindings.get(found.scope.node, ()):
+            if found is not None and func.value in bindings.get(found.scope.node, ()):
                 return found.scope.node, func.value
             return None
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.value.value == "self" and context.enclosing_class is not None):
             cls = context.enclosing_class
-            if func.attr.value in self.tf_function_bindings.get(cls, ()):
+            if func.attr.value in bindings.get(cls, ()):
                 return cls, func.attr.value
         return None
 
@@ -323,6 +377,234 @@ class TracingFacts:
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) \
                 and expr.func.value in ("float", "int", "bool", "round", "abs") and len(expr.args) == 1:
             return self.varying_python_number(expr.args[0].value, _depth + 1)
+        return None
+
+    # Shapes that change from call to call (TFM107) -------------------------------------------
+    def varying_size(self, expr: cst.BaseExpression) -> cst.For | cst.While | None:
+        """The open loop in which ``expr`` is a size with a new value on every iteration: a
+        ``varying_python_number`` over ``range``/``enumerate`` or a counter. Not ``i % k`` (k
+        values at most), nor the variable of a loop over a literal list of sizes: a fixed set of
+        buckets written in the code, as many traces as the list is long, on purpose."""
+        for node in [expr, *self.context.nodes_in(expr)]:
+            if isinstance(node, cst.BinaryOperation) and isinstance(
+                    node.operator, (cst.Modulo, cst.BitAnd, cst.RightShift)):
+                return None
+        loop = self.varying_python_number(expr)
+        if isinstance(loop, cst.For):
+            iterable = loop.iter
+            if isinstance(iterable, cst.Name):
+                iterable = self.context.value_of(iterable) or iterable
+            if isinstance(iterable, (cst.List, cst.Tuple)):
+                return None
+        return loop
+
+    def _bound_in(self, loop: cst.For | cst.While) -> set[str]:
+        """Names (re)bound anywhere in ``loop``, its header included."""
+        names: set[str] = set()
+        for node in [loop, *self.context.nodes_in(loop)]:
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    names.update(target_names(target.target))
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)):
+                names.update(target_names(node.target))
+            elif isinstance(node, (cst.For, cst.CompFor)):
+                names.update(target_names(node.target))
+            elif isinstance(node, cst.WithItem) and node.asname is not None:
+                names.update(target_names(node.asname.name))
+        return names
+
+    def _invariant(self, expr: cst.BaseExpression | None, loop: cst.For | cst.While) -> bool:
+        """``expr`` has the same value on every iteration of ``loop``: absent, or made only of
+        literals and names that the loop never rebinds."""
+        if expr is None:
+            return True
+        bound = self._bound_in(loop)
+        return not any(isinstance(n, cst.Name) and n.value in bound for n in [expr, *self.context.nodes_in(expr)])
+
+    def _one_moving_bound(self, low, high, step=None) -> cst.For | cst.While | None:
+        """The loop in which exactly one of two bounds moves while the other and the step stay
+        put: ``[:i]``, ``[i:]``, ``[0:i + 1]``, ``range(i)``. Both moving (``[i:i + bs]``, a
+        fixed-size window or batch) is a fixed length, at most one shorter last batch."""
+        moving = [(b, self.varying_size(b)) for b in (low, high) if b is not None]
+        loops = [loop for _, loop in moving if loop is not None]
+        if len(loops) != 1:
+            return None
+        loop = loops[0]
+        others = [b for b, found in moving if found is None]
+        if all(self._invariant(b, loop) for b in others) and self._invariant(step, loop):
+            return loop
+        return None
+
+    def _growing_list(self, name: str) -> cst.For | cst.While | None:
+        """The innermost open loop in which the Python list ``name`` (bound before it to a list
+        display, comprehension or ``list(...)``) grows: appended, extended or ``+=`` in the loop, and
+        never rebound, popped, removed from or cleared there (a reset list or a sliding window)."""
+        return self._accumulator(name, list_only=True)
+
+    def _growing_array(self, name: str) -> cst.For | cst.While | None:
+        """The innermost open loop that grows ``name`` by concatenating onto it
+        (``v = tf.concat([v, piece], axis)``, ``np.append(v, x)``) and never rebinds it otherwise."""
+        return self._accumulator(name, list_only=False)
+
+    def _accumulator(self, name: str, list_only: bool) -> cst.For | cst.While | None:
+        context = self.context
+        scope = context.current_scope()
+        if not scope.binds(name) or name in scope.declared_global or name in scope.declared_nonlocal:
+            return None
+        for loop in reversed(context.open_loops):
+            grows = False
+            for node in context.nodes_in(loop):
+                verdict = self._accumulator_step(node, name, list_only)
+                if verdict is False:
+                    return None  # rebound or shrunk in this loop (and so in every loop around it)
+                grows = grows or bool(verdict)
+            if isinstance(loop, cst.For) and name in target_names(loop.target):
+                return None
+            if not grows:
+                continue
+            before = [v for v in scope.assignments.get(name, []) if v is None or not contains(loop, v)]
+            if name in scope.params or not before:
+                return None
+            if list_only and not all(v is not None and self._is_list_value(v) for v in before):
+                return None
+            return loop
+        return None
+
+    def _is_list_value(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, (cst.List, cst.ListComp)):
+            return True
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply):
+            return isinstance(value.left, cst.List)  # [pad] * k
+        return isinstance(value, cst.Call) and dotted_name(value.func) == "list" and "list" not in self.context.aliases
+
+    def _accumulator_step(self, node: cst.CSTNode, name: str, list_only: bool) -> bool | None:
+        """What ``node`` does to the accumulator ``name``: True grows it, False rebinds or
+        shrinks it, None leaves it alone."""
+        def named(expr) -> bool:
+            return isinstance(expr, cst.Name) and expr.value == name
+
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if name in target_names(target.target) and not named(target.target):
+                    return False  # unpacked into: unknown
+                if named(target.target):
+                    return self._grows_onto(node.value, name, list_only)
+                if isinstance(target.target, cst.Subscript) and named(target.target.value) and any(
+                        isinstance(e.slice, cst.Slice) for e in target.target.slice):
+                    return False  # lst[:] = ...
+            return None
+        if isinstance(node, cst.AugAssign) and named(node.target):
+            return isinstance(node.operator, cst.AddAssign) and list_only
+        if isinstance(node, (cst.AnnAssign, cst.NamedExpr)) and named(node.target):
+            return False
+        if isinstance(node, cst.WithItem) and node.asname is not None and name in target_names(node.asname.name):
+            return False
+        if isinstance(node, (cst.For, cst.CompFor)) and name in target_names(node.target):
+            return False
+        if isinstance(node, cst.Del):
+            return False if any(isinstance(n, cst.Name) and n.value == name
+                                for n in [node.target, *self.context.nodes_in(node.target)]) else None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and named(node.func.value):
+            method = node.func.attr.value
+            if method in _LIST_SHRINKING:
+                return False
+            if method in _LIST_GROWING:
+                return True if list_only else False
+        return None
+
+    def _grows_onto(self, value: cst.BaseExpression, name: str, list_only: bool) -> bool:
+        """``name = <value>`` in the loop grows it: ``lst = lst + [x]`` for a list,
+        ``v = tf.concat([v, x], 0)`` / ``v = np.append(v, x)`` for an array."""
+        if list_only:
+            return (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add)
+                    and isinstance(value.left, cst.Name) and value.left.value == name
+                    and isinstance(value.right, (cst.List, cst.ListComp)))
+        if not isinstance(value, cst.Call) or not value.args:
+            return False
+        called = self.context.call_name(value) or self.context.numpy_name(value.func)
+        if called not in GROWING_CONCATS:
+            return False
+        first = value.args[0].value
+        parts = [e.value for e in first.elements] if isinstance(first, (cst.List, cst.Tuple)) else [first]
+        return len(parts) >= (1 if called == "numpy.append" else 2) and any(
+            isinstance(p, cst.Name) and p.value == name for p in parts)
+
+    def varying_shape(self, expr: cst.BaseExpression, _depth: int = 0) -> tuple[cst.For | cst.While, str] | None:
+        """(loop, why) when ``expr`` is a tensor, array or Python list whose shape is different
+        on every iteration of an open Python loop, decided from the code alone:
+
+        * a slice with exactly one moving bound: ``x[:i]``, ``x[:, :t]``, ``seq[0:i + 1]``, ``x[i:]``;
+        * a tensor/array made with a moving dimension: ``tf.zeros([i, d])``, ``np.ones((b, i))``,
+          ``tf.range(i)``;
+        * a Python list that only grows in the loop, passed as is or through ``tf.constant``,
+          ``tf.convert_to_tensor``, ``np.array``, ``tf.stack`` ... (``[lst]`` too);
+        * an array grown by concatenating onto itself (``v = tf.concat([v, x], 1)``);
+        * a name bound to one of these in the loop.
+        """
+        context = self.context
+        if _depth > 3:
+            return None
+        if isinstance(expr, cst.Subscript):
+            for element in expr.slice:
+                part = element.slice
+                if isinstance(part, cst.Slice):
+                    loop = self._one_moving_bound(part.lower, part.upper, part.step)
+                    if loop is not None:
+                        return loop, "a slice whose length changes every iteration"
+            return None
+        if isinstance(expr, cst.Name):
+            loop = self._growing_list(expr.value)
+            if loop is not None:
+                return loop, "a Python list that grows every iteration"
+            loop = self._growing_array(expr.value)
+            if loop is not None:
+                return loop, "a tensor concatenated onto itself every iteration"
+            found = context.binding(expr.value, AT_POINT)
+            if found is None or found.unpacked or found.value is None or found.value is expr:
+                return None
+            inner = self.varying_shape(found.value, _depth + 1)
+            if inner is not None and contains(inner[0], found.value):
+                return inner  # bound in the loop, anew on every iteration
+            return None
+        if not isinstance(expr, cst.Call):
+            return None
+        name = context.call_name(expr)
+        numpy = context.numpy_name(expr.func)
+        short = numpy[len("numpy."):] if numpy is not None else None
+        if name in LIST_CONVERTERS or numpy in LIST_CONVERTERS:
+            source = argument(expr, 0, "value")
+            if isinstance(source, (cst.List, cst.Tuple)) and len(source.elements) == 1:
+                source = source.elements[0].value  # tf.constant([tokens]): a batch of one
+            if isinstance(source, cst.Name):
+                loop = self._growing_list(source.value)
+                if loop is not None:
+                    return loop, f"made from the list {source.value}, which grows every iteration"
+            return None
+        if name in RANGES or numpy in RANGES:
+            bounds = [a.value for a in expr.args if a.keyword is None]
+            if any(a.keyword is not None and a.keyword.value not in ("dtype", "name") for a in expr.args):
+                return None
+            if len(bounds) == 1:
+                loop = self._one_moving_bound(None, bounds[0])
+            elif len(bounds) in (2, 3):
+                loop = self._one_moving_bound(bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else None)
+            else:
+                loop = None
+            return (loop, "a range whose length changes every iteration") if loop is not None else None
+        if short in NUMPY_DIMS_AS_ARGUMENTS:
+            dims = [a.value for a in expr.args if a.keyword is None]
+        else:
+            slot = TF_SHAPED_FACTORIES.get(name) if name is not None else NUMPY_SHAPED.get(short)
+            if slot is None:
+                return None
+            shape = argument(expr, *slot)
+            if shape is None:
+                return None
+            dims = [e.value for e in shape.elements] if isinstance(shape, (cst.List, cst.Tuple)) else [shape]
+        for dim in dims:
+            loop = self.varying_size(dim)
+            if loop is not None:
+                return loop, "a shape with a dimension that changes every iteration"
         return None
 
     # Loops in traced code (TFM101, TFM102) -----------------------------------------------------
