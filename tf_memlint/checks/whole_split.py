@@ -94,8 +94,9 @@ class WholeSplitInOneBatch(Rule):
         if split is None or not _whole_split_sized(context, batch_size, split):
             return
         model, data = code_of(func.value), code_of(x)
-        self.report(node, f"{model}.{method}({data}, batch_size={code_of(batch_size)}) makes {split} one "
-                          f"batch: {_HARM}; use a fixed batch_size (the default is 32)")
+        more = "" if method == "predict" else ", ..."
+        self.report(node, f"{model}.{method}({data}{more}, batch_size={code_of(batch_size)}) makes {split} "
+                          f"one batch: {_HARM}; use a fixed batch_size (the default is 32)")
 
     def _feed_dict(self, node: cst.Call, func: cst.Attribute) -> None:
         context = self.context
