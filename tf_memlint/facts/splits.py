@@ -95,18 +95,19 @@ class _Origin:
     def split(self) -> Split | None:
         """The split when the path reaches one array of it, else None."""
         if self.loader == READ_DATA_SETS:
-            if len(self.path) == 2 and self.path[0] in TF1_MNIST_SPLITS and self.path[1] in TF1_SPLIT_ARRAYS:
-                return Split("MNIST", self.path[0], TF1_MNIST_SPLITS[self.path[0]])
+            part, array = self.path if len(self.path) == 2 else (None, None)
+            if part in TF1_MNIST_SPLITS and array in TF1_SPLIT_ARRAYS:
+                return Split("MNIST", part, TF1_MNIST_SPLITS[part])
             return None
         if len(self.path) == 2 and self.path[0] in (0, 1) and self.path[1] in (0, 1):
             label, train, test = KERAS_DATASET_SPLITS[self.loader]
-            return Split(label, "train" if self.path[0] == 0 else "test", train if self.path[0] == 0 else test)
+            return Split(label, "test", test) if self.path[0] else Split(label, "train", train)
         return None
 
-    def extended(self, path: _Path) -> "_Origin | None":
+    def extended(self, path: _Path) -> _Origin | None:
+        """Deeper into the loaded structure (a part, then an array of it); None past an array."""
         full = self.path + path
-        limit = 2
-        return _Origin(self.loader, full) if len(full) <= limit else None
+        return _Origin(self.loader, full) if len(full) <= 2 else None
 
 
 # One binding of a name in a scope: (position from which it holds, kind, node, path). Kinds:
@@ -120,7 +121,6 @@ class SplitFacts:
     def __init__(self, context: TFContext) -> None:
         self.context = context
         self._order: dict[int, int] | None = None
-        self._ends: dict[int, int] = {}
         self._events: dict[int, dict[str, list[_Event]]] = {}
         self._comprehensions: list[tuple[int, int, frozenset[str]]] | None = None
         self._scope_of: dict[int, Scope] | None = None
@@ -195,7 +195,7 @@ class SplitFacts:
                     opaque(node.name.name, self._position(node.name))
                 elif isinstance(node, cst.Del):
                     opaque(node.target, self._end(node))
-                elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+                elif isinstance(node, (cst.Import, cst.ImportFrom)) and isinstance(node.names, (list, tuple)):
                     for alias in node.names:
                         local = alias.asname.name if alias.asname is not None else alias.name
                         while isinstance(local, cst.Attribute):
@@ -281,9 +281,12 @@ class SplitFacts:
                 return None
             first = expr.slice[0].slice
             if origin.split() is None:  # data[1] of the loaded tuple
-                index = int_literal(first.value) if isinstance(first, cst.Index) and len(expr.slice) == 1 else None
-                return origin.extended((index,)) if index in (0, 1) and origin.loader != READ_DATA_SETS else None
-            if isinstance(first, cst.Slice) and first.lower is None and first.upper is None and first.step is None:
+                one_index = isinstance(first, cst.Index) and len(expr.slice) == 1
+                index = int_literal(first.value) if one_index else None  # type: ignore[union-attr]
+                keras = origin.loader != READ_DATA_SETS
+                return origin.extended((index,)) if index in (0, 1) and keras else None
+            if isinstance(first, cst.Slice) and first.lower is None and first.upper is None \
+                    and first.step is None:
                 return origin  # x[:, :, :, None], x[:]
             if isinstance(first, cst.Index) and isinstance(first.value, cst.Ellipsis):
                 return origin  # x[..., None]
@@ -309,27 +312,28 @@ class SplitFacts:
         if split is None:
             return None
         if first_dimension is not None and not (
-                int_literal(first_dimension) in (-1, split.samples) or _is_length(first_dimension)):
+                int_literal(first_dimension) in (-1, split.samples)
+                or _length_subject(first_dimension, self.context) is not None):
             return None  # a reshape that does not keep the samples on the first axis
         return origin
 
     def _derivation(self, call: cst.Call) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:
         """The array a sample-preserving call derives from, and for a reshape the new first
         dimension (which must keep the samples); (None, None) for any other call."""
-        args = [a for a in call.args if a.keyword is None]
-        if not args or args[0].star or any(a.star for a in call.args):
+        if any(a.star for a in call.args):
             return None, None
+        args = [a for a in call.args if a.keyword is None]
         func = call.func
         name = self.context.qualified_name(func) or self.context.numpy_name(func)
         if name is None and isinstance(func, cst.Attribute):  # a method of the array
             method = func.attr.value
-            if method in SAMPLE_PRESERVING_METHODS:
+            if method in SAMPLE_PRESERVING_METHODS:  # x.astype("float32"), x.copy(), t.numpy()
                 return func.value, None
-            if method == "reshape":  # x.reshape(-1, 784), x.reshape((-1, 784)); not x.reshape(-1)
+            if method == "reshape" and args:  # x.reshape(-1, 784), x.reshape((-1, 784)); not x.reshape(-1)
                 first = _first_dimension(args[0].value) if len(args) == 1 else args[0].value
                 return (func.value, first) if first is not None else (None, None)
             return None, None
-        if name is None:
+        if name is None or not args:
             return None, None
         subject = args[0].value
         short = name.rsplit(".", 1)[-1]
@@ -364,7 +368,9 @@ class SplitFacts:
         """The dataset a loader call loads: ``keras.datasets.mnist.load_data()`` gives "mnist",
         ``input_data.read_data_sets(...)`` READ_DATA_SETS; else None."""
         func = call.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else None)
+        last = func.attr.value if isinstance(func, cst.Attribute) else None
+        if isinstance(func, cst.Name):
+            last = func.value
         if last == READ_DATA_SETS:
             return READ_DATA_SETS
         if last != LOAD_DATA:
@@ -423,15 +429,6 @@ def _first_dimension(shape: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _is_length(expr: cst.BaseExpression) -> bool:
-    """``len(x)`` or ``x.shape[0]`` of any ``x``."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len":
-        return len(expr.args) == 1
-    return (isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute)
-            and expr.value.attr.value == "shape" and len(expr.slice) == 1
-            and isinstance(expr.slice[0].slice, cst.Index) and int_literal(expr.slice[0].slice.value) == 0)
-
-
 def _length_subject(expr: cst.BaseExpression, context: TFContext) -> cst.BaseExpression | None:
     """``x`` of ``len(x)``, ``x.shape[0]``, ``np.shape(x)[0]`` or ``tf.shape(x)[0]``."""
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "len" \
@@ -443,8 +440,8 @@ def _length_subject(expr: cst.BaseExpression, context: TFContext) -> cst.BaseExp
     value = expr.value
     if isinstance(value, cst.Attribute) and value.attr.value == "shape":
         return value.value
-    if isinstance(value, cst.Call) and value.args and \
-            (context.numpy_name(value.func) == "numpy.shape" or context.qualified_name(value.func) == "tensorflow.shape"):
+    if isinstance(value, cst.Call) and value.args and (
+            context.numpy_name(value.func) == "numpy.shape"
+            or context.qualified_name(value.func) == "tensorflow.shape"):
         return value.args[0].value
     return None
-
