@@ -116,6 +116,16 @@ def test_gate_resolves_every_import_spelling():
                           ["TFM101"])
 
 
+def test_a_lone_substring_trigger_is_tested():
+    """"~text" on its own (not only inside a conjunction): TFM407's read_data_sets."""
+    tf1 = "import tensorflow as tf\nimport input_data\nmnist = input_data.read_data_sets('MNIST_data')\n"
+    assert could_fire(ast.parse(tf1), ["TFM407"])
+    assert could_fire(ast.parse("import tensorflow as tf\nfrom tensorflow.keras.datasets import mnist\n"),
+                      ["TFM407"])
+    assert could_fire(ast.parse("import tensorflow as tf\nmnist = tf.keras.datasets.mnist\n"), ["TFM407"])
+    assert not could_fire(ast.parse("import tensorflow as tf\nx = load()\nmodel(x)\n"), ["TFM407"])
+
+
 def test_a_rule_without_triggers_always_runs():
     class Undeclared(Rule):
         code = "TFM999"
@@ -135,7 +145,7 @@ def test_every_registered_rule_declares_triggers():
 def test_triggers_come_from_the_facts_constants():
     """The gate follows when a fact module learns a spelling: the triggers are its constants."""
     from tf_memlint.context import TRACED_SCOPE
-    from tf_memlint.facts import keras, sessions, tracing
+    from tf_memlint.facts import keras, sessions, splits, tracing
 
     registry = all_rules()
     assert tracing.TRACING_CALLS <= rule_triggers(registry["TFM101"]) == TRACED_SCOPE
@@ -143,6 +153,7 @@ def test_triggers_come_from_the_facts_constants():
     assert rule_triggers(registry["TFM201"]) == sessions.SESSION_CLASSES
     assert keras.KERAS_MODEL_BUILDERS <= rule_triggers(registry["TFM403"])
     assert all(t.startswith(".predict&") for t in rule_triggers(registry["TFM404"]))
+    assert rule_triggers(registry["TFM407"]) == splits.SPLIT_TRIGGERS
 
 
 class _Recorder(cst.CSTVisitor):

@@ -64,3 +64,39 @@ def test_tfm107_a_relaxing_rebinding_makes_the_name_unknown(lint):
     source = PREFIXES.replace("def run(x):", "head = tf.function(head.python_function, reduce_retracing=True)\n\n"
                                              "def run(x):")
     assert lint(source, ["TFM107"]) == []
+
+
+TFM407_NOTEBOOK = """\
+import tensorflow as tf
+(x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+x_test = x_test / 255.0
+model = tf.keras.Sequential([tf.keras.Input((28, 28)), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+model(x_test)
+x_test = x_test[:100]
+model(x_test)
+(x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
+model(x_test)
+"""
+
+
+def test_tfm407_follows_each_rebinding_before_the_call(lint):
+    """`x_test = x_test / 255.0` is the loaded split; rebound to a slice it is not; reloaded it is."""
+    findings = lint(TFM407_NOTEBOOK, ["TFM407"], notebook=True)
+    assert [d.line for d in findings] == [5, 9]
+
+
+def test_tfm407_message_names_the_split_and_the_fix(lint):
+    findings = lint(TFM407_NOTEBOOK, ["TFM407"])
+    assert findings[0].message.startswith("model(x_test) runs the whole MNIST test split (10,000 samples)")
+    assert "model.predict(x_test, batch_size=...)" in findings[0].message
+    source = TFM407_NOTEBOOK + "model.evaluate(x_test, y_test, batch_size=len(x_test))\n"
+    [*_, last] = lint(source, ["TFM407"])
+    assert last.message.startswith("model.evaluate(x_test, ..., batch_size=len(x_test)) makes the whole MNIST")
+    assert "use a fixed batch_size" in last.message
+
+
+def test_tfm407_a_comprehension_or_loop_rebinding_the_name_is_not_the_split(lint):
+    source = TFM407_NOTEBOOK.split("x_test = x_test[:100]")[0] + (
+        "parts = [model(x_test) for x_test in np.array_split(x_test, 10)]\n"
+        "for x_test in np.array_split(x_test, 10):\n    model(x_test)\n")
+    assert [d.line for d in lint("import numpy as np\n" + source, ["TFM407"])] == [6]

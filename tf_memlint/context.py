@@ -14,11 +14,12 @@ In the spirit of ruff's semantic model, the core knows Python, not TensorFlow's 
 * value kinds (``value_kind``, ``int_value``) and trip counts (``trip_count``).
 
 Domain knowledge lives in one fact module per domain (``tf_memlint.facts``), each owning its
-caches, reached from here: ``context.arrays`` (NumPy sizes), ``context.sessions`` (TF1 sessions
-and graphs), ``context.keras`` (Keras models, training loops, eager tensors), ``context.tracing``
-(which functions TensorFlow traces, tf.function bindings, retracing) and ``context.functions``
-(what a function of this module does, followed through its calls). The fact modules depend on
-this core, never on each other's internals, and the core never on a rule.
+caches, reached from here: ``context.arrays`` (NumPy sizes), ``context.splits`` (whole dataset
+splits), ``context.sessions`` (TF1 sessions and graphs), ``context.keras`` (Keras models,
+training loops, eager tensors), ``context.tracing`` (which functions TensorFlow traces,
+tf.function bindings, retracing) and ``context.functions`` (what a function of this module does,
+followed through its calls). The fact modules depend on this core, never on each other's
+internals, and the core never on a rule.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from tf_memlint.facts.events import repetition
 from tf_memlint.facts.functions import FunctionFacts
 from tf_memlint.facts.keras import KERAS_BASE_CLASSES, KerasFacts
 from tf_memlint.facts.sessions import SessionFacts
+from tf_memlint.facts.splits import SplitFacts
 from tf_memlint.facts.tracing import DATASET_TRACING_METHODS, TRACING_CALLS, TracingFacts
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT, STATIC, Binding, Frame, Resolution, Scope, collect  # noqa: F401
@@ -99,6 +101,7 @@ class TFContext:
         self.tracing = TracingFacts(self, names.calls)
         self.sessions = SessionFacts(self, names.calls)
         self.arrays = ArrayFacts(self)
+        self.splits = SplitFacts(self)
 
     # Names ---------------------------------------------------------------------------------
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:

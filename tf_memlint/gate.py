@@ -167,7 +167,7 @@ _TRIGGER_CACHE: dict[tuple[str, ...], "_Triggers"] = {}
 class _Triggers:
     always: bool
     attributes: frozenset[str]  # ".attr" triggers, without the dot
-    names: tuple[str, ...]  # canonical-name triggers
+    names: tuple[str, ...]  # canonical-name and "~substring" triggers
     lasts: frozenset[str]  # the last part of every name atom (single or in a conjunction)
     conjunctions: tuple[tuple[str, ...], ...]  # "a&b" triggers, split
     text: Any  # bytes regex search for any trigger word, or None
@@ -181,7 +181,7 @@ def _split_triggers(codes: Iterable[str] | None) -> _Triggers:
         single = [t for t in triggers if "&" not in t and t != ALWAYS]
         conjunctions = tuple(tuple(t.split("&")) for t in triggers if "&" in t)
         atoms = single + [atom for conj in conjunctions for atom in conj]
-        names = tuple(t for t in single if t[0] not in ".~")
+        names = tuple(t for t in single if t[0] != ".")  # canonical names and "~substring"s
         lasts = frozenset(t.rsplit(".", 1)[-1] for t in atoms if t[0] not in ".~")
         # Every trigger leaves a word in the text: its attribute name, the last part of its name
         # (canonical() rewrites only prefixes), its substring. A text without any cannot fire.

@@ -1,6 +1,7 @@
 """Domain facts, one module per domain, each reached through the core context and owning its caches.
 
     context.arrays     arrays.py     NumPy arrays: kinds of origin, sizes in bytes
+    context.splits     splits.py     arrays that hold a whole train/test split (load_data...)
     context.sessions   sessions.py   TF1 sessions and graphs: creation, runs, ops added, resets
     context.keras      keras.py      Keras models, eager training loops, tapes, eager tensors
     context.tracing    tracing.py    what TensorFlow traces, tf.function bindings, retracing,
