@@ -12,6 +12,14 @@ LibCST, rules, ``# noqa``) with every registered rule enabled, opt-in ones inclu
 settings. One line per finding, ``{"path", "line", "col", "code", "message"}``; a file that cannot
 be linted gives ``{"path", "error"}`` (so a new crash shows up as a difference too). A summary
 (files, findings per code, errors) goes to stderr.
+
+``--reference`` lints each ``.py`` file the slow, plain way instead: no gate (every file that names
+TensorFlow gets a LibCST tree) and positions from one metadata pass over the whole module. The
+fast path (the gate, positions per top-level statement) must give the same snapshot:
+
+    python scripts/findings_snapshot.py /work/corpus/dev -j2 -o /tmp/fast.jsonl
+    python scripts/findings_snapshot.py /work/corpus/dev -j2 --reference -o /tmp/reference.jsonl
+    cmp /tmp/fast.jsonl /tmp/reference.jsonl
 """
 
 from __future__ import annotations
@@ -27,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", help="files or directories to lint")
     parser.add_argument("-o", "--output", help="write the JSON lines here (default: stdout)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="processes (default 1)")
+    parser.add_argument("--reference", action="store_true",
+                        help="no gate, whole-module positions (the slow path the fast one must equal)")
     args = parser.parse_args(argv)
 
     from tf_memlint.files import discover, lint_files
@@ -37,7 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     lines: list[str] = []
     counts: Counter[str] = Counter()
     errors = 0
-    for result in lint_files(paths, codes, {}, args.jobs):
+    if args.reference:
+        from concurrent.futures import ProcessPoolExecutor
+        with ProcessPoolExecutor(max(args.jobs, 1)) as pool:
+            results = list(pool.map(_lint_reference, paths, [codes] * len(paths), chunksize=16))
+    else:
+        results = lint_files(paths, codes, {}, args.jobs)
+    for result in results:
         if result.error is not None:
             errors += 1
             lines.append(json.dumps({"path": result.path, "error": result.error}, sort_keys=True))
@@ -56,6 +72,26 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(paths)} files, {sum(counts.values())} findings ({per_code}), {errors} errors",
           file=sys.stderr)
     return 0
+
+
+def _lint_reference(path: str, codes: list[str]):
+    """``files.lint_file`` without the gate and with whole-module positions (``.py`` files;
+    notebooks go through ``lint_file``, their cell mapping being the point there)."""
+    from tf_memlint.engine import LintError, lint_source
+    from tf_memlint.files import FileResult, is_notebook_path, lint_file, read_source
+    from tf_memlint.noqa import filter_noqa
+
+    if is_notebook_path(path):
+        return lint_file(path, codes, {})
+    try:
+        source = read_source(path)
+        return FileResult(path, filter_noqa(source, lint_source(source, codes, {}, gate=False)))
+    except LintError as error:
+        return FileResult(path, error=str(error))
+    except RecursionError:
+        return FileResult(path, error="nested too deeply to analyse")
+    except Exception as error:  # noqa: BLE001 - as lint_file: one bad file must not stop the run
+        return FileResult(path, error=f"TFM000 internal error: {type(error).__name__}: {error}")
 
 
 if __name__ == "__main__":
