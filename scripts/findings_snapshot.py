@@ -19,7 +19,11 @@ fast path (the gate, positions per top-level statement) must give the same snaps
 
     python scripts/findings_snapshot.py /work/corpus/dev -j2 -o /tmp/fast.jsonl
     python scripts/findings_snapshot.py /work/corpus/dev -j2 --reference -o /tmp/reference.jsonl
-    cmp /tmp/fast.jsonl /tmp/reference.jsonl
+    grep -v '"error"' /tmp/fast.jsonl > /tmp/a; grep -v '"error"' /tmp/reference.jsonl > /tmp/b; cmp /tmp/a /tmp/b
+
+(Compare the findings: error lines differ by design. The reference path parses files the gate
+skips, so a syntax error there shows up only in the reference, and it words syntax errors as
+LibCST does, without CPython's message.)
 """
 
 from __future__ import annotations
