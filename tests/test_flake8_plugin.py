@@ -83,3 +83,41 @@ def test_plugin_messages_are_one_line(monkeypatch):
     TFMemlintChecker.codes = list(all_rules())
     ((_, _, message, _),) = list(TFMemlintChecker(ast.parse(SOURCE), SOURCE.splitlines(True), "x.py").run())
     assert message == "TFM101 loop over range( 1000 ) here"
+
+
+def _codes_run(*argv):
+    """The rule codes the plugin runs after flake8 parsed ``argv`` (flake8's own option handling)."""
+    from flake8.main.application import Application
+
+    Application().initialize(["--isolated", *argv, "model.py"])
+    return TFMemlintChecker.codes
+
+
+def test_the_plugin_runs_only_the_rules_flake8_can_report():
+    """A rule flake8 would drop everywhere is not run (its triggers would make the gate parse
+    files for nothing); the set is flake8's own decision, so it follows select/ignore exactly."""
+    from tf_memlint.engine import enabled_codes
+    from tf_memlint.rule import all_rules
+
+    opt_in = [code for code, rule in all_rules().items() if not rule.default_enabled]
+    assert opt_in, "the catalogue has opt-in rules"
+    assert _codes_run() == enabled_codes()  # flake8's defaults: the default rules, no opt-in one
+    assert set(_codes_run("--extend-select", opt_in[0])) == set(enabled_codes()) | {opt_in[0]}
+    assert not any(code.startswith("TFM1") for code in _codes_run("--extend-ignore", "TFM1"))
+    assert _codes_run("--select", "E,W") == []  # no TFM code selected: nothing runs
+    assert set(_codes_run("--select", "TFM")) == set(all_rules())  # flake8: explicit select beats default ignore
+
+
+def test_unreported_rules_do_not_change_what_flake8_prints(tmp_path):
+    """Running fewer rules changes no output: the same findings with the defaults and with every
+    rule selected then the opt-in ones ignored again."""
+    from tf_memlint.rule import all_rules
+
+    source = ("import tensorflow as tf\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+              "for i in range(100):\n    model.predict(tf.ones((1, 2)))\n" + SOURCE.split("\n", 1)[1])
+    opt_in = ",".join(code for code, rule in all_rules().items() if not rule.default_enabled)
+    default = _flake8(tmp_path, "--select", "TFM", "--extend-ignore", opt_in, source=source).stdout
+    assert "TFM101" in default and "TFM404" not in default
+    plain = _flake8(tmp_path, source=source).stdout  # flake8's defaults (pycodestyle too)
+    assert [line for line in plain.splitlines() if " TFM" in line] == default.splitlines()
+    assert "TFM404" in _flake8(tmp_path, "--extend-select", "TFM404", source=source).stdout

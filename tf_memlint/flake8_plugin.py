@@ -28,6 +28,22 @@ from tf_memlint.engine import LintError, lint_source
 from tf_memlint.rule import all_rules
 
 
+def _reported_codes(options: Any) -> list[str]:
+    """The rules whose findings flake8 can report with these options, asked of flake8's own
+    decision engine (select, ignore, extend-select, the opt-in codes' extend-default-ignore).
+    A rule flake8 would drop everywhere is not run: its triggers no longer make the gate build
+    LibCST trees for nothing. per-file-ignores only ignore more, so they cannot bring one back.
+    If flake8's engine cannot be asked, every rule runs and flake8 filters, as before."""
+    codes = list(all_rules())
+    try:
+        from flake8.style_guide import Decision, DecisionEngine
+
+        decisions = DecisionEngine(options)
+        return [code for code in codes if decisions.decision_for(code) is Decision.Selected]
+    except Exception:  # noqa: BLE001 - a superset is always correct: flake8 still filters
+        return codes
+
+
 def _flag(option: str) -> str:
     return "--tfm-" + option.replace("_", "-")
 
@@ -69,9 +85,7 @@ class TFMemlintChecker:
                 except ValueError as error:
                     raise ValueError(f"tf-memlint: {_flag(option)[2:]} {error}") from None
         cls.settings = settings
-        # flake8 decides what is reported; we run every rule (opt-in ones included), and flake8's
-        # select/ignore (and its extend-default-ignore of opt-in codes) filters the output.
-        cls.codes = list(all_rules())
+        cls.codes = _reported_codes(options)
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:
