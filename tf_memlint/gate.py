@@ -11,7 +11,7 @@ fact module reaches the gate too; nothing here restates a rule's predicate. Trig
     "tensorflow.function"  a canonical TF/Keras name (names.canonical): matches every spelling of
                            it and of any name under it (tf.compat.v1.Session, from tensorflow import)
     ".predict"             an attribute with that name on any receiver (model.predict, sess.run)
-    "~train_step"          a name or attribute name containing that text (my_train_step)
+    "~train_step"          a name, attribute name or imported name containing that text (my_train_step)
     "a&b"                  all of these at once (".append&.apply_gradients")
     "*"                    always: the rule can fire in any module that imports TensorFlow/Keras
 
@@ -107,11 +107,14 @@ class ModuleFacts:
             elif kind is name:
                 identifiers.add(node.id)
         identifiers |= attrs
+        for module in self.aliases.values():  # what the imports bind, under any local name
+            identifiers.update(module.split("."))
         self._attrs = attrs
 
     @property
     def identifiers(self) -> set[str]:
-        """Every name and attribute name used (for "~substring" triggers)."""
+        """Every name and attribute name used, and every name an import binds under another
+        name (``from multiprocessing import Pool as P`` gives ``Pool``): for "~substring" triggers."""
         if self._attrs is None:
             self._walk()
         return self._identifiers
@@ -167,7 +170,7 @@ _TRIGGER_CACHE: dict[tuple[str, ...], "_Triggers"] = {}
 class _Triggers:
     always: bool
     attributes: frozenset[str]  # ".attr" triggers, without the dot
-    names: tuple[str, ...]  # canonical-name triggers
+    names: tuple[str, ...]  # canonical-name and "~substring" triggers
     lasts: frozenset[str]  # the last part of every name atom (single or in a conjunction)
     conjunctions: tuple[tuple[str, ...], ...]  # "a&b" triggers, split
     text: Any  # bytes regex search for any trigger word, or None
@@ -181,7 +184,7 @@ def _split_triggers(codes: Iterable[str] | None) -> _Triggers:
         single = [t for t in triggers if "&" not in t and t != ALWAYS]
         conjunctions = tuple(tuple(t.split("&")) for t in triggers if "&" in t)
         atoms = single + [atom for conj in conjunctions for atom in conj]
-        names = tuple(t for t in single if t[0] not in ".~")
+        names = tuple(t for t in single if t[0] != ".")  # names and "~substring" triggers
         lasts = frozenset(t.rsplit(".", 1)[-1] for t in atoms if t[0] not in ".~")
         # Every trigger leaves a word in the text: its attribute name, the last part of its name
         # (canonical() rewrites only prefixes), its substring. A text without any cannot fire.
