@@ -116,7 +116,7 @@ class ProcessesWithoutGpuMemorySetting(Rule):
                 return "in a comprehension, several at once"
             if loops and not (context.iterations(loops) is not None and context.iterations(loops) < 2) \
                     and not self._joined_in(node, loops[-1]):
-                return "in a loop that does not wait for it (join) before starting the next"
+                return "made in a loop that does not join it before the next iteration, so several run at once"
             other = self._other_start(node)
             if other is not None:
                 line = context.functions.line_of(other.call)
