@@ -41,10 +41,12 @@ EXECUTOR_CLASSES = frozenset({"concurrent.futures.ProcessPoolExecutor",
 POOL_METHODS = frozenset({"map", "map_async", "imap", "imap_unordered", "starmap", "starmap_async",
                           "apply", "apply_async"})
 EXECUTOR_METHODS = frozenset({"submit", "map"})
-# Gate triggers: every spelling of a process start names one of these (``ctx.Process``,
-# ``Pool(...)``, ``ProcessPoolExecutor``, ``class Worker(mp.Process)``; the gate counts the name a
-# from-import imports too, so ``from multiprocessing import Pool as P`` keeps the file).
-PROCESS_TRIGGERS = frozenset({"~Process", "~Pool"})
+# Gate triggers: every spelling of a process start names the class (``mp.Process``, ``ctx.Process``,
+# ``Pool(...)``, ``class Worker(mp.Process)``) and imports its package; the gate counts the names a
+# from-import imports, so ``from multiprocessing import Pool as P`` keeps the file, while a Keras
+# model with ``MaxPool2D`` layers and no multiprocessing import does not.
+PROCESS_TRIGGERS = frozenset(f"~{name.rsplit('.', 1)[-1]}&~{name.split('.', 1)[0]}"
+                             for name in PROCESS_CLASSES | POOL_CLASSES | EXECUTOR_CLASSES)
 
 # TensorFlow/Keras calls that do not create the runtime's devices (nor reserve GPU memory):
 # configuration, logging, seeding, mode switches. Every other TF/Keras call counts as device use.
