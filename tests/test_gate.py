@@ -156,6 +156,28 @@ def test_triggers_come_from_the_facts_constants():
     assert rule_triggers(registry["TFM407"]) == splits.SPLIT_TRIGGERS
 
 
+def test_process_triggers_keep_every_spelling_and_skip_cnn_pooling(monkeypatch):
+    """TFM501's triggers ("~Pool&~multiprocessing"...): a name imported under another name counts
+    (``from multiprocessing import Pool as P``), a ``MaxPool2D`` layer alone does not."""
+    from tf_memlint.facts.processes import PROCESS_TRIGGERS
+
+    assert rule_triggers(all_rules()["TFM501"]) == PROCESS_TRIGGERS
+    for source in ("import tensorflow as tf\nimport multiprocessing as mp\nmp.Pool(4).map(f, xs)\n",
+                   "import tensorflow as tf\nfrom multiprocessing import Pool as P\nP(4).map(f, xs)\n",
+                   "import tensorflow as tf\nfrom concurrent.futures import ProcessPoolExecutor as Ex\n",
+                   "import tensorflow as tf\nimport concurrent.futures\n"
+                   "concurrent.futures.ProcessPoolExecutor().map(f, xs)\n"):
+        assert could_fire(ast.parse(source), ["TFM501"]), source
+        assert may_have_trigger(source.encode(), ["TFM501"])
+    for source in ("import tensorflow as tf\nfrom threading import Thread\n",
+                   "import tensorflow as tf\nx = tf.keras.layers.MaxPool2D()\n"):
+        assert not could_fire(ast.parse(source), ["TFM501"]), source
+    # A lone "~substring" trigger works too, not only inside a conjunction.
+    monkeypatch.setattr(all_rules()["TFM501"], "triggers", frozenset({"~Pool"}))
+    monkeypatch.setattr(gate, "_TRIGGER_CACHE", {})
+    assert could_fire(ast.parse("import tensorflow as tf\nx = tf.keras.layers.MaxPool2D()\n"), ["TFM501"])
+
+
 class _Recorder(cst.CSTVisitor):
     def __init__(self) -> None:
         self.events: list[tuple[str, int]] = []

@@ -143,11 +143,36 @@ at_most = 1
       "[[premise]]\nquantity = \"bad\"\nsignal = \"vibes\"\nat_least = 1\n\n"
       "[[check]]\nquantity = \"bad_slope\""),
      "signal must be one of"),
+    (("sizes = [10, 100]", 'sizes = [10, 100]\nrequires = "tpu"'),
+     "requires: unknown requirement 'tpu' .known: 'gpu'."),
+    (("sizes = [10, 100]", 'sizes = [10, 100]\nrequires = ["gpu", "GPU"]'),
+     "requires: unknown requirement 'GPU'"),
+    (("sizes = [10, 100]", "sizes = [10, 100]\nrequires = true"),
+     "requires must be a string or a non-empty list of strings"),
+    (("sizes = [10, 100]", "sizes = [10, 100]\nrequires = []"),
+     "requires must be a string or a non-empty list of strings"),
+    (("sizes = [10, 100]", 'sizes = [10, 100]\nrequires = "gpu"'),
+     "a claim that requires a GPU must set default_premises = false"),
+    (("sizes = [10, 100]", 'sizes = [10, 100]\nrequires = "gpu"\ndefault_premises = false\n'
+                           "memory_limit_mib = 4096"),
+     "memory_limit_mib does not apply to a claim that requires a GPU"),
+    (('signal = "graph_nodes"', 'signal = "alloc_peak"\nrequires = "gpu"\ndefault_premises = false'),
+     "signal 'alloc_peak' cannot be measured in a claim that requires a GPU"),
 ])
 def test_invalid_claims_are_rejected_with_a_reason(tmp_path, mutation, message):
     text = PAGE.replace(*mutation, 1)
     with pytest.raises(ClaimError, match=message):
         parse_claims(text, tmp_path / "TFM999.md", [])
+
+
+def test_requires_names_what_the_machine_must_have(tmp_path):
+    gpu = PAGE.replace("sizes = [10, 100]", 'sizes = [10, 100]\nrequires = "gpu"\ndefault_premises = false')
+    [claim] = parse_claims(gpu, tmp_path / "TFM999.md", [])
+    assert claim.requires == ("gpu",) and claim.needs_gpu and claim.premises == []
+    [listed] = parse_claims(gpu.replace('requires = "gpu"', 'requires = ["gpu", "gpu"]'), tmp_path / "TFM999.md", [])
+    assert listed.requires == ("gpu",)
+    [plain] = parse_claims(PAGE, tmp_path / "TFM999.md", [])
+    assert plain.requires == () and not plain.needs_gpu
 
 
 def test_a_claim_fence_without_the_claim_info_string_warns(tmp_path):
@@ -269,6 +294,59 @@ def test_a_failed_premise_is_inconclusive_never_refuted(tmp_path):
     assert evaluate(c, _runs(c, [0, 0, 0], [0, 0, 0])).verdict == "REFUTED"  # the work was done
 
 
+def _no_gpu_here():
+    from tf_memlint.verify.requirements import gpu_missing
+
+    missing = gpu_missing()
+    if missing is None:
+        pytest.skip("this machine has a GPU TensorFlow can use: GPU claims are measurable here")
+    return missing
+
+
+def test_a_gpu_claim_is_never_decided_where_there_is_no_gpu(tmp_path):
+    """Whatever runs are handed to it (here: numbers that would confirm, then refute), a claim
+    that requires a GPU is INCONCLUSIVE on a machine without one, and that is as expected."""
+    _no_gpu_here()
+    c = _claim(tmp_path, [Check("bad_slope", at_least=1.0, refuted_below=0.5)])
+    c.requires = ("gpu",)
+    for bad in ([10, 20, 30], [5, 5, 5]):
+        r = evaluate(c, _runs(c, bad, [5, 5, 5]))
+        assert r.verdict == "INCONCLUSIVE" and r.as_expected
+        assert r.reason.startswith("not measurable here: needs a GPU (none visible")
+        assert r.not_measurable == r.reason and r.runs == [] and r.checks == []
+        assert not needs_more(c, r.runs)
+    c.requires = ()
+    assert evaluate(c, _runs(c, [10, 20, 30], [5, 5, 5])).verdict == "CONFIRMED"
+
+
+def test_gpu_measurements_see_the_gpu_without_an_address_space_limit(tmp_path, monkeypatch):
+    from tf_memlint.verify.runner import _spec, child_env, runs_alone
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    assert child_env()["CUDA_VISIBLE_DEVICES"] == ""  # CPU claims: no GPU
+    assert child_env(gpu=True)["CUDA_VISIBLE_DEVICES"] == "1"  # the user's choice is kept
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert "CUDA_VISIBLE_DEVICES" not in child_env(gpu=True)
+    c = _claim(tmp_path, [Check("bad", at_most=0)], sizes=(1,), signal="returned")
+    assert _spec(Task(c, "bad", 1, 0))["memory_limit_bytes"] == 8192 * 2**20 and not runs_alone(c)
+    c.requires = ("gpu",)
+    spec = _spec(Task(c, "bad", 1, 0))
+    assert spec["gpu"] and spec["memory_limit_bytes"] == 0 and runs_alone(c)
+
+
+def test_no_gpu_is_decided_without_starting_anything(monkeypatch):
+    from tf_memlint.verify import requirements
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "-1")
+    assert requirements.gpu_missing() == "none visible: CUDA_VISIBLE_DEVICES='-1' hides them"
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    started = []
+    monkeypatch.setattr(requirements.subprocess, "run", lambda *a, **k: started.append(a))
+    if not any(requirements.glob.glob(p) for p in requirements.GPU_DEVICE_NODES):
+        assert requirements.gpu_missing() == "none visible: no /dev/nvidia*, /dev/kfd or /dev/dxg device"
+        assert started == []
+
+
 def test_nothing_measured_is_an_error(tmp_path):
     c = _claim(tmp_path, [Check("bad_slope", at_least=1.0, refuted_below=0.5)])
     assert evaluate(c, []).verdict == "ERROR"
@@ -308,7 +386,8 @@ def test_shipped_claims_cover_every_rule_and_myth():
     shipped = _shipped()
     rules = {c.id.split("-")[0] for c in shipped if c.kind == "rule"}
     assert rules >= {"TFM101", "TFM102", "TFM103", "TFM104", "TFM105", "TFM106", "TFM201",
-                     "TFM202", "TFM301", "TFM401", "TFM402", "TFM403", "TFM404"}
+                     "TFM202", "TFM301", "TFM401", "TFM402", "TFM403", "TFM404", "TFM501"}
+    assert [c.id for c in shipped if c.requires] == ["TFM501"]  # measurable on a GPU only
     myths = [c for c in shipped if c.kind == "myth"]
     assert len(myths) == 5 and all(c.expect == "REFUTED" for c in myths)
     for c in shipped:
@@ -339,8 +418,10 @@ def test_the_parent_never_imports_tensorflow():
     import subprocess
     import sys
 
-    code = ("import sys; from tf_memlint.verify import command, runner, verdict, report, claims; "
-            "command.run(['--list']); print('tensorflow' in sys.modules)")
+    code = ("import sys; from tf_memlint.verify import command, runner, verdict, report, claims, requirements; "
+            "command.run(['--list']); "
+            "[requirements.unmet(c) for c in claims.discover(*command.shipped_dirs())]; "
+            "print('tensorflow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True).stdout
     assert out.strip().splitlines()[-1] == "False"
@@ -406,6 +487,80 @@ def test_broken_fixtures_give_error_and_the_others_still_run(tmp_path):
     assert "SyntaxError" in by_id["syntax-error"]["errors"][0]
     assert rc == 1  # ERROR is not the expected verdict
     assert elapsed < 120  # the sleeper was killed, not waited for
+
+
+@needs_tf
+def test_the_gpu_claim_is_not_measurable_on_a_machine_without_a_gpu(tmp_path):
+    """`tf-memlint verify TFM501` here: INCONCLUSIVE, the reason says why, nothing ran, exit 0."""
+    missing = _no_gpu_here()
+    t0 = time.monotonic()
+    rc, report = _verify_json(tmp_path, ["TFM501"])
+    [claim] = report["claims"]
+    assert claim["verdict"] == "INCONCLUSIVE" and claim["as_expected"] and claim["expect"] == "CONFIRMED"
+    assert claim["reason"] == claim["not_measurable"] == f"not measurable here: needs a GPU ({missing})"
+    assert claim["requires"] == ["gpu"] and claim["runs"] == [] and claim["checks"] == []
+    assert rc == 0 and report["ok"]
+    assert time.monotonic() - t0 < 60  # no measurement, no TensorFlow started
+
+
+SCRATCH_GPU_PAGE = """# A GPU claim written from scratch
+
+## Claim
+
+```toml claim
+statement = "Something only a GPU can show."
+signal = "returned"
+sizes = [1, 2]
+requires = "gpu"
+default_premises = false
+bad = "fixtures/bad.py"
+good = "fixtures/good.py"
+
+[[check]]
+quantity = "bad"
+at_most = 0
+```
+"""
+
+
+@needs_tf
+def test_a_scratch_gpu_claim_is_not_measurable_here_and_nothing_runs(tmp_path, capsys):
+    missing = _no_gpu_here()
+    claims_dir = tmp_path / "claims"
+    (claims_dir / "fixtures").mkdir(parents=True)
+    (claims_dir / "needs-a-gpu.md").write_text(SCRATCH_GPU_PAGE)
+    marker = tmp_path / "ran"
+    for name in ("bad", "good"):  # would leave a file behind, and fail, if it ever ran
+        (claims_dir / "fixtures" / f"{name}.py").write_text(
+            f"def workload(n):\n    open({str(marker)!r}, 'w').close()\n    raise SystemExit('must not run')\n")
+    rc, report = _verify_json(tmp_path, ["--claims", str(claims_dir)])
+    [claim] = report["claims"]
+    assert claim["id"] == "needs-a-gpu" and claim["verdict"] == "INCONCLUSIVE" and claim["as_expected"]
+    assert claim["reason"] == f"not measurable here: needs a GPU ({missing})" and claim["runs"] == []
+    assert rc == 0 and not marker.exists()
+    capsys.readouterr()
+    assert command.run(["--claims", str(claims_dir), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "expected CONFIRMED: not measurable here" in text
+    assert f"why: not measurable here: needs a GPU ({missing})" in text
+    assert "every verdict as expected (1 not measurable here: needs-a-gpu)" in text
+    md = tmp_path / "evidence.md"
+    assert command.run(["--claims", str(claims_dir), "--no-progress", "--format", "markdown", "-o", str(md)]) == 0
+    page = md.read_text()
+    assert f"Why: not measurable here: needs a GPU ({missing})." in page
+    assert "CONFIRMED (not measurable here)" in page and "Nothing was measured on this machine" in page
+    assert not marker.exists()
+
+
+@needs_tf
+def test_the_gpu_probe_asks_tensorflow_in_a_child():
+    """The step taken where a GPU device node exists: real TensorFlow, in a child process."""
+    from tf_memlint.verify.requirements import GPU_DEVICE_NODES, glob, tensorflow_gpus
+
+    count, detail = tensorflow_gpus()
+    assert isinstance(count, int) and count >= 0 and detail.startswith("TensorFlow 2."), detail
+    if not any(glob.glob(p) for p in GPU_DEVICE_NODES):
+        assert count == 0
 
 
 NULL_FIXTURE = DATA / "null" / "null_workload.py"

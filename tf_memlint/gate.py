@@ -11,7 +11,7 @@ fact module reaches the gate too; nothing here restates a rule's predicate. Trig
     "tensorflow.function"  a canonical TF/Keras name (names.canonical): matches every spelling of
                            it and of any name under it (tf.compat.v1.Session, from tensorflow import)
     ".predict"             an attribute with that name on any receiver (model.predict, sess.run)
-    "~train_step"          a name or attribute name containing that text (my_train_step)
+    "~train_step"          a name, attribute name or imported name containing that text (my_train_step)
     "a&b"                  all of these at once (".append&.apply_gradients")
     "*"                    always: the rule can fire in any module that imports TensorFlow/Keras
 
@@ -107,11 +107,14 @@ class ModuleFacts:
             elif kind is name:
                 identifiers.add(node.id)
         identifiers |= attrs
+        for module in self.aliases.values():  # what the imports bind, under any local name
+            identifiers.update(module.split("."))
         self._attrs = attrs
 
     @property
     def identifiers(self) -> set[str]:
-        """Every name and attribute name used (for "~substring" triggers)."""
+        """Every name and attribute name used, and every name an import binds under another
+        name (``from multiprocessing import Pool as P`` gives ``Pool``): for "~substring" triggers."""
         if self._attrs is None:
             self._walk()
         return self._identifiers

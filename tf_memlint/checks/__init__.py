@@ -7,3 +7,4 @@ from tf_memlint.checks import training  # noqa: F401  TFM4xx
 from tf_memlint.checks import keras_calls  # noqa: F401  TFM405-TFM406
 from tf_memlint.checks import pipelines  # noqa: F401  TFM302
 from tf_memlint.checks import whole_split  # noqa: F401  TFM407
+from tf_memlint.checks import devices  # noqa: F401  TFM5xx

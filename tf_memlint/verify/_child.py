@@ -1,6 +1,7 @@
 """The measuring side of the runtime verifier: one (claim, variant, size) in one fresh process.
 
 Run as a script, never imported by the parent:  python _child.py SPEC_JSON RESULT_PATH
+(``--zygote``: fork one such child per request; ``--gpus``: print how many GPUs TensorFlow lists).
 
 It limits its own address space first, then imports TensorFlow, imports the fixture by path,
 calls ``workload(n)`` under the requested signal and writes one JSON object to RESULT_PATH:
@@ -97,18 +98,21 @@ class _Aux:
     """The auxiliary signals every measurement records next to its own (premises test them):
     wall time, allocator peak above the level before the call, tf.function tracings."""
 
-    def __init__(self, tf, counter):
+    def __init__(self, tf, counter, runtime: bool = True):
         self.tf, self.counter = tf, counter
+        self.runtime = runtime  # False: never start TensorFlow's runtime here (a GPU claim's workers use it)
         self.base = None
         self.traces0 = counter.count if counter else None
 
     def start(self):
+        self.traces0 = self.counter.count if self.counter else None
+        if not self.runtime:
+            return
         try:
             self.tf.config.experimental.reset_memory_stats("CPU:0")
             self.base = self.tf.config.experimental.get_memory_info("CPU:0")["current"]
         except Exception:  # noqa: BLE001 - no allocator statistics (graph mode...): leave it out
             self.base = None
-        self.traces0 = self.counter.count if self.counter else None
 
     def finish(self, seconds: float, graph_built: bool = False) -> dict:
         aux: dict = {"seconds": seconds}
@@ -119,7 +123,8 @@ class _Aux:
                 pass
         if self.counter is not None and self.traces0 is not None:
             aux["traces"] = self.counter.count - self.traces0
-        aux["tf_work"] = int(graph_built or aux.get("alloc_peak", 0) > 0 or aux.get("traces", 0) > 0)
+        if self.runtime:  # without allocator statistics, "no TensorFlow work" cannot be told
+            aux["tf_work"] = int(graph_built or aux.get("alloc_peak", 0) > 0 or aux.get("traces", 0) > 0)
         return aux
 
 
@@ -153,8 +158,9 @@ class _SignalError(Exception):
 def _oom_message(exc, limit: int) -> str:
     text = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
     return ("out of memory: TensorFlow could not allocate a tensor (ResourceExhaustedError"
-            + (f": {text}" if text else "") + f"); the address-space limit is {limit / 2**30:.1f} GiB "
-            "(memory_limit_mib)")
+            + (f": {text}" if text else "") + ")"
+            + (f"; the address-space limit is {limit / 2**30:.1f} GiB (memory_limit_mib)" if limit > 0
+               else "; no address-space limit was set"))
 
 
 def measure(spec: dict, out: str) -> int:
@@ -208,7 +214,7 @@ def measure(spec: dict, out: str) -> int:
             _write(out, {"error": "cannot count tf.function tracings in this TensorFlow version",
                          "kind": "spec"})
             return 3
-    aux = _Aux(tf, counter)
+    aux = _Aux(tf, counter, runtime=not spec.get("gpu"))
     graph_built = False
     try:
         if warmup is not None:
@@ -400,9 +406,20 @@ def zygote() -> int:
     return 0
 
 
+def gpus() -> int:
+    """Print how many GPUs TensorFlow lists here, as one JSON line: the verifier's parent asks
+    (requirements.py) before it runs a claim that requires a GPU."""
+    import tensorflow as tf  # noqa: PLC0415
+
+    print(json.dumps({"gpus": len(tf.config.list_physical_devices("GPU")), "tensorflow": tf.__version__}))
+    return 0
+
+
 def main() -> int:
     if sys.argv[1:] == ["--zygote"]:
         return zygote()
+    if sys.argv[1:] == ["--gpus"]:
+        return gpus()
     return measure(json.loads(sys.argv[1]), sys.argv[2])
 
 

@@ -58,6 +58,14 @@ AUX_SIGNALS = {
     "returned": "",       # the returned value when it is a number
 }
 
+# What a claim may need from the machine (``requires``): name -> what it is, for reasons and docs.
+# Whether the machine has it is decided before anything runs (requirements.py); a claim whose
+# requirement does not hold is INCONCLUSIVE, "not measurable here", and nothing of it runs.
+REQUIREMENTS = {"gpu": "a GPU"}
+# Signals a claim that requires a GPU cannot use: reading the CPU allocator's statistics starts
+# TensorFlow's runtime in the measuring process, which then holds the GPU itself.
+GPU_EXCLUDED_SIGNALS = frozenset({"alloc_peak", "alloc_held", "tf_work"})
+
 QUANTITIES = {"bad_slope", "good_slope", "slope_ratio", "ratio", "difference", "bad", "good"}
 VERDICTS = ("CONFIRMED", "REFUTED", "INCONCLUSIVE", "ERROR")
 NOISY_REPEATS, NOISY_MAX_REPEATS = 3, 7
@@ -122,10 +130,15 @@ class Claim:
     quote: str = ""
     premises: list[Check] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    requires: tuple = ()  # names from REQUIREMENTS: what the machine must have to measure it
 
     @property
     def deterministic(self) -> bool:
         return SIGNALS[self.signal][1]
+
+    @property
+    def needs_gpu(self) -> bool:
+        return "gpu" in self.requires
 
 
 @dataclass
@@ -309,7 +322,7 @@ def _check(table, where: str, *, premise: bool, claim_signal: str) -> Check:
 CLAIM_KEYS = {"id", "statement", "signal", "sizes", "bad", "good", "check", "premise", "expect",
               "kind", "repeats", "max_repeats", "warmup", "timeout_s", "memory_limit_mib",
               "inter_op_threads", "intra_op_threads", "size_name", "unit", "notes", "quote",
-              "default_premises"}
+              "default_premises", "requires"}
 
 
 def _tables(value, key: str, where: str) -> list:
@@ -336,6 +349,38 @@ def _check_quote(template: str, where: str) -> None:
     if unknown or any(n == "" for n in names):
         raise ClaimError(f"{where}: quote uses unknown field(s) {unknown or ['{}']} "
                          f"(known: {', '.join(sorted(QUOTE_FIELDS))})")
+
+
+def _requires(table: dict, where: str) -> tuple:
+    value = table["requires"]
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items or not all(isinstance(i, str) for i in items):
+        raise ClaimError(f'{where}: requires must be a string or a non-empty list of strings '
+                         f'(requires = "gpu"), got {value!r}')
+    for item in items:
+        if item not in REQUIREMENTS:
+            raise ClaimError(f"{where}: requires: unknown requirement {item!r} "
+                             f"(known: {', '.join(map(repr, sorted(REQUIREMENTS)))})")
+    return tuple(dict.fromkeys(items))
+
+
+def _check_gpu_claim(table: dict, where: str, signal: str, premises: list[Check], use_default: bool) -> None:
+    """A claim that requires a GPU is measured through its workload (worker processes, a returned
+    value...): the measuring process must leave TensorFlow's runtime alone (see the README)."""
+    if "memory_limit_mib" in table:
+        raise ClaimError(f"{where}: memory_limit_mib does not apply to a claim that requires a GPU "
+                         "(CUDA maps more address space than any useful limit): remove it")
+    if signal in GPU_EXCLUDED_SIGNALS:
+        raise ClaimError(f"{where}: signal {signal!r} cannot be measured in a claim that requires a GPU "
+                         "(reading the CPU allocator starts TensorFlow's runtime in the measuring process)")
+    for p in premises:
+        if p.signal in GPU_EXCLUDED_SIGNALS:
+            raise ClaimError(f"{where}: a premise on {p.signal!r} cannot hold in a claim that requires a "
+                             "GPU (the measuring process records no allocator statistics)")
+    if use_default:
+        raise ClaimError(f"{where}: a claim that requires a GPU must set default_premises = false "
+                         "(they test the measuring process's allocator, which it leaves alone); state "
+                         "what the workload must show with [[premise]]")
 
 
 def default_premises(signal: str) -> list[Check]:
@@ -420,6 +465,9 @@ def _claim(table, default_id: str, source: Path, roots: list[Path], kind: str) -
         raise ClaimError(f"{where}: a slope needs at least two sizes")
     if signal == "exception" and any(c.equals is None for c in parsed):
         raise ClaimError(f"{where}: the exception signal takes 'equals' checks only")
+    requires = _requires(table, where) if "requires" in table else ()
+    if "gpu" in requires:
+        _check_gpu_claim(table, where, signal, premises, use_default)
     if use_default:
         premises = default_premises(signal) + premises
     return Claim(
@@ -430,6 +478,7 @@ def _claim(table, default_id: str, source: Path, roots: list[Path], kind: str) -
         intra_op_threads=intra, size_name=texts["size_name"] or "n",
         unit=texts["unit"] if texts["unit"] is not None else SIGNALS[signal][0],
         notes=(texts["notes"] or "").strip(), quote=(texts["quote"] or "").strip(), premises=premises,
+        requires=requires,
     )
 
 

@@ -107,7 +107,8 @@ def run(argv: list[str]) -> int:
             if isinstance(c, BrokenClaim):
                 print(f"{c.id:40} {c.kind:5} INVALID: {c.error}")
             else:
-                print(f"{c.id:40} {c.kind:5} expect {c.expect:9} {c.signal:14} {c.statement}")
+                needs = f"requires {','.join(c.requires)} " if c.requires else ""
+                print(f"{c.id:40} {c.kind:5} expect {c.expect:9} {c.signal:14} {needs}{c.statement}")
         return 0
     if importlib.util.find_spec("tensorflow") is None:
         sys.stderr.write(INSTALL_HINT)

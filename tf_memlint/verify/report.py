@@ -107,6 +107,7 @@ def claim_dict(r: ClaimResult) -> dict:
         "repeats": max((run.task.repeat + 1 for run in r.runs), default=0),
         "max_repeats": c.max_repeats,
         "expect": c.expect, "verdict": r.verdict, "as_expected": r.as_expected, "reason": r.reason,
+        "requires": list(c.requires), "not_measurable": r.not_measurable or None,
         "wall_s": round(r.wall_s, 2),
         "series": r.series, "spread": r.spread,
         "premises": [_check_dict(p, c) for p in r.premises],
@@ -160,7 +161,7 @@ def _sizes(r: ClaimResult) -> str:
 def render_text(results: list[ClaimResult], elapsed: float, jobs: int, warnings=None) -> str:
     rows = []
     for r in results:
-        mark = "ok" if r.as_expected else "UNEXPECTED"
+        mark = "not measurable here" if r.not_measurable else "ok" if r.as_expected else "UNEXPECTED"
         rows.append([r.claim.id, r.claim.kind, r.verdict, f"expected {r.claim.expect}: {mark}",
                      getattr(r.claim, "signal", "-"), _sizes(r), _series(r, "bad"), _series(r, "good"),
                      f"{r.wall_s:.0f}s"])
@@ -192,8 +193,15 @@ def render_text(results: list[ClaimResult], elapsed: float, jobs: int, warnings=
     out.append("")
     out.append(f"{len(results)} claims in {elapsed:.0f} s (--jobs {jobs}): "
                + ("every verdict as expected" if ok else
-                  f"{sum(not r.as_expected for r in results)} verdict(s) NOT as expected"))
+                  f"{sum(not r.as_expected for r in results)} verdict(s) NOT as expected")
+               + _unmeasured_note(results))
     return "\n".join(out) + "\n"
+
+
+def _unmeasured_note(results: list[ClaimResult]) -> str:
+    """`` (1 not measurable here: TFM501)``: claims this machine cannot measure (no GPU...)."""
+    ids = [r.claim.id for r in results if r.not_measurable]
+    return f" ({len(ids)} not measurable here: {', '.join(ids)})" if ids else ""
 
 
 def _link(target: Path, base: Path | None) -> str:
@@ -234,7 +242,8 @@ def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['memory']} RAM, {m['os']}, Python {m['python']}",
         f"- Date: {info['date']}",
         f"- Run: {len(results)} claims in {info['elapsed_s']:.0f} s with `--jobs {jobs}`; "
-        + ("every verdict as expected." if info["ok"] else "**some verdicts not as expected.**"),
+        + ("every verdict as expected" if info["ok"] else "**some verdicts not as expected**")
+        + _unmeasured_note(results) + ".",
         "",
     ]
     for w in warnings or []:
@@ -247,8 +256,9 @@ def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
         c = r.claim
         sizes = ("-" if isinstance(c, BrokenClaim)
                  else f"{c.size_name} = {', '.join(_fmt(s) for s in c.sizes)}")
+        expected = f"{c.expect} (not measurable here)" if r.not_measurable else c.expect
         lines.append(f"| [{c.id}](#{_anchor(c.id)}) | {c.kind} | **{r.verdict}** | "
-                     f"{c.expect} | {getattr(c, 'signal', '-')} | {sizes} | {_series(r, 'bad')} | "
+                     f"{expected} | {getattr(c, 'signal', '-')} | {sizes} | {_series(r, 'bad')} | "
                      f"{_series(r, 'good')} | {r.wall_s:.0f} s |")
     lines.append("")
     for r in results:
@@ -261,6 +271,11 @@ def render_markdown(results: list[ClaimResult], elapsed: float, jobs: int,
             lines += [f"Why: {r.reason}.", ""]
         if c.notes:
             lines += [c.notes, ""]
+        if r.not_measurable:
+            lines += [f"Requires: {', '.join(c.requires)}. Nothing was measured on this machine. "
+                      f"Claim: [{_rel(c.source)}]({_link(c.source, base)}); fixtures "
+                      f"[{_rel(c.bad)}]({_link(c.bad, base)}), [{_rel(c.good)}]({_link(c.good, base)}).", ""]
+            continue
         repeats = max((run.task.repeat + 1 for run in r.runs), default=0)
         lines += [f"Signal `{c.signal}` ({c.unit or 'value'}), repeats {repeats}"
                   + (f" (of at most {c.max_repeats})" if c.max_repeats > c.repeats else "")

@@ -77,17 +77,20 @@ def _tail(path: Path, limit: int = 1500) -> str:
     return text if len(data) <= limit else "..." + text
 
 
-def child_env() -> dict:
+def child_env(gpu: bool = False) -> dict:
+    """The environment of a measurement: no GPU (CPU claims measure the CPU allocator), unless the
+    claim requires one (then the user's own CUDA_VISIBLE_DEVICES, if any, is kept)."""
     env = dict(os.environ)
     env.update({
         "TF_CPP_MIN_LOG_LEVEL": "2",
         "TF_CPU_ALLOCATOR_USE_BFC": "true",
-        "CUDA_VISIBLE_DEVICES": "",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
         "TF_ENABLE_ONEDNN_OPTS": env.get("TF_ENABLE_ONEDNN_OPTS", "0"),
         "KERAS_BACKEND": "tensorflow",
     })
+    if not gpu:
+        env["CUDA_VISIBLE_DEVICES"] = ""
     return env
 
 
@@ -181,10 +184,12 @@ def _spec(task: Task, tmpdir: Path | None = None) -> dict:
     warmup = claim.warmup
     if warmup is not None and float(warmup).is_integer():
         warmup = int(warmup)
+    gpu = claim.needs_gpu
     return {
         "tmpdir": str(tmpdir) if tmpdir else None,
         "fixture": str(task.fixture), "signal": claim.signal, "size": size, "warmup": warmup,
-        "memory_limit_bytes": claim.memory_limit_mib * 2**20,
+        "gpu": gpu,  # no address-space limit (CUDA maps more), the runtime left to the workload
+        "memory_limit_bytes": 0 if gpu else claim.memory_limit_mib * 2**20,
         "inter_op_threads": claim.inter_op_threads, "intra_op_threads": claim.intra_op_threads,
     }
 
@@ -263,7 +268,7 @@ def run_task(task: Task, python: str = sys.executable) -> Run:
     with tempfile.TemporaryDirectory(prefix="tfm-verify-") as tmp:
         tmpdir = Path(tmp)
         spec = _spec(task, tmpdir)
-        env = child_env()
+        env = child_env(gpu=claim.needs_gpu)
         env["TMPDIR"] = str(tmpdir)
         result_path, log_path = tmpdir / "result.json", tmpdir / "output.log"
         t0 = time.monotonic()
@@ -354,6 +359,12 @@ class Progress:
             self.stream.flush()
 
 
+def runs_alone(claim: Claim) -> bool:
+    """Noisy signals (rss, seconds) and claims that use a GPU run with nothing else of this
+    verifier (or, through the machine lock, of another one) measuring next to them."""
+    return not claim.deterministic or claim.needs_gpu
+
+
 def plan(claims: list[Claim]) -> list[Task]:
     """The first round of tasks: every (claim, size, variant, repeat), variants interleaved."""
     return [Task(c, v, s, r) for c in claims for r in range(c.repeats) for s in c.sizes
@@ -417,21 +428,27 @@ def run_all(claims: list[Claim], jobs: int = 2, progress: bool = True,
             lock: MachineLock | None = None) -> list[Run]:
     """Run every task and return the runs in plan order.
 
-    Deterministic signals run ``jobs`` at a time. Noisy signals (rss, seconds) run one at a time,
-    alone: nothing else of this verifier (and, through the machine lock, of any other verifier on
-    this machine) measures next to them. After each round of a noisy claim, ``more(claim, runs)``
-    says whether another repeat is needed (the verdict is not yet decided and the claim's
-    ``max_repeats`` is not reached). With ``fork`` (the default) each task is a child forked from
-    a zygote that imported TensorFlow once; without it, each task is a new interpreter."""
+    Deterministic signals run ``jobs`` at a time. Noisy signals (rss, seconds) and claims that use
+    a GPU run one at a time, alone: nothing else of this verifier (and, through the machine lock,
+    of any other verifier on this machine) measures next to them. After each round of such a
+    claim, ``more(claim, runs)`` says whether another repeat is needed (the verdict is not yet
+    decided and the claim's ``max_repeats`` is not reached). With ``fork`` (the default) each task
+    is a child forked from a zygote that imported TensorFlow once; without it, and always for a
+    claim that uses a GPU (the zygote's environment hides the GPU), each task is a new interpreter.
+    A claim whose ``requires`` does not hold on this machine (requirements.py) is not run at all:
+    it gets no runs, and ``verdict.evaluate`` says it is not measurable here."""
+    from .requirements import unmet
+
     lock = lock or MachineLock()
-    quiet = [c for c in claims if c.deterministic]
-    noisy = [c for c in claims if not c.deterministic]
+    claims = [c for c in claims if unmet(c) is None]
+    quiet = [c for c in claims if not runs_alone(c)]
+    noisy = [c for c in claims if runs_alone(c)]
     tasks = plan(quiet)
     noisy_tasks = plan(noisy)
     bar = Progress(len(tasks) + len(noisy_tasks), enabled=progress)
     runs: list[Run] = []
     zygote = None
-    if fork and hasattr(os, "fork"):
+    if fork and hasattr(os, "fork") and any(not c.needs_gpu for c in claims):
         try:
             zygote = Zygote(python)
         except (RuntimeError, OSError):
@@ -440,7 +457,9 @@ def run_all(claims: list[Claim], jobs: int = 2, progress: bool = True,
     def one(task: Task, exclusive: bool) -> Run:
         held = lock.acquire(exclusive)
         try:
-            return run_task_forked(task, zygote) if zygote is not None else run_task(task, python)
+            if zygote is not None and not task.claim.needs_gpu:
+                return run_task_forked(task, zygote)
+            return run_task(task, python)
         finally:
             MachineLock.release(held)
 

@@ -8,6 +8,8 @@ unclear otherwise. With five or more repeats the most extreme value at each end 
 the range. A deterministic signal has one value per point, so its range is that value.
 
 Verdict, in order:
+  INCONCLUSIVE  the claim is not measurable on this machine (its ``requires`` does not hold:
+                requirements.py); nothing of it ran, and that is as expected;
   ERROR         a run failed (timeout, crash, out of memory, fixture error...), or nothing was measured;
   INCONCLUSIVE  a premise does not hold (the measurement would mean nothing), or a quantity is
                 undefined (a ratio over a zero or negative denominator), or a check is unclear;
@@ -50,9 +52,14 @@ class ClaimResult:
     wall_s: float
     premises: list[CheckResult] = field(default_factory=list)
     reason: str = ""  # one line: why this verdict
+    not_measurable: str = ""  # the reason, when the machine lacks what the claim requires
 
     @property
     def as_expected(self) -> bool:
+        """The expected verdict; or, on a machine that cannot measure the claim (it needs a GPU
+        and there is none), INCONCLUSIVE without a measurement: the expectation is not tested."""
+        if self.not_measurable:
+            return self.verdict == "INCONCLUSIVE"
         return self.verdict == self.claim.expect
 
 
@@ -290,7 +297,7 @@ def _open(results: list[CheckResult]) -> bool:
 def needs_more(claim: Claim, runs: list[Run]) -> bool:
     """Whether another repeat could decide what is still unclear (used for noisy signals)."""
     result = evaluate(claim, runs)
-    if result.verdict == "ERROR":
+    if result.verdict == "ERROR" or result.not_measurable:
         return False
     return _open(result.premises) or _open(result.checks)
 
@@ -300,9 +307,21 @@ def broken(claim: BrokenClaim) -> ClaimResult:
                        [f"invalid claim: {claim.error}"], [], 0.0, reason="the claim could not be read")
 
 
+def not_measurable(claim: Claim, reason: str) -> ClaimResult:
+    """INCONCLUSIVE, nothing measured: this machine lacks what the claim requires."""
+    return ClaimResult(claim, "INCONCLUSIVE", {"bad": [], "good": []}, {"bad": [], "good": []}, [], [], [],
+                       0.0, reason=reason, not_measurable=reason)
+
+
 def evaluate(claim, runs: list[Run]) -> ClaimResult:
     if isinstance(claim, BrokenClaim):
         return broken(claim)
+    if claim.requires:
+        from .requirements import unmet
+
+        reason = unmet(claim)
+        if reason is not None:  # never CONFIRMED or REFUTED where it cannot be measured
+            return not_measurable(claim, reason)
     mine = [r for r in runs if r.task.claim is claim]
     errors = [f"{r.task.label()}: {r.error}" for r in mine if not r.ok]
     series: dict = {"bad": [], "good": []}
