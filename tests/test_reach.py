@@ -115,3 +115,23 @@ def test_flake8_is_in_file_only(tmp_path):
     completed = subprocess.run([sys.executable, "-m", "flake8", "--isolated", f"--select={','.join(all_rules())}", "pkg"],
                                capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert completed.stdout == "", completed.stdout
+
+
+def test_project_tables_are_built_only_for_rules_that_reach_across_modules(tmp_path, capsys, monkeypatch):
+    """Building the tables reads every given file: skipped when no enabled rule follows calls
+    into other modules, done when one is selected."""
+    from tf_memlint import project
+
+    _project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    built = []
+    real_build = project.build
+    monkeypatch.setattr(project, "build", lambda paths: built.append(paths) or real_build(paths))
+    reaching = sorted(code for code, rule in all_rules().items() if rule.reaches_across_modules)
+    others = [code for code in all_rules() if code not in reaching]
+    assert reaching and others
+    main(["--isolated", "--select", ",".join(others), "pkg"])
+    assert built == []
+    main(["--isolated", "--extend-select", reaching[0], "pkg"])
+    assert len(built) == 1 and any(path.endswith("models.py") for path in built[0])
+    capsys.readouterr()

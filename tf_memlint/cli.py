@@ -209,7 +209,9 @@ def _check(args: argparse.Namespace) -> int:
         missing = [(path, error) for path, error in found if error]
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
-        tables = project.build(paths)  # summaries across the given files' modules (issue 8)
+        registry = all_rules()
+        # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
+        tables = project.build(paths) if any(registry[code].reaches_across_modules for code in codes) else {}
         if tables:
             settings[PROJECT_TABLES] = tables
         results = lint_files(paths, codes, settings, jobs)

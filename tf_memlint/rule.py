@@ -56,6 +56,10 @@ class Rule:
     # must over-approximate: build it from the constants of the facts the rule relies on.
     # None: the rule runs on every module that imports TensorFlow (always safe, slower).
     triggers: ClassVar["frozenset[str] | None"] = None
+    # The rule follows calls into other modules of the linted project (checks/reach.py asks the
+    # function summaries): the command builds the project's tables (project.py) only when an
+    # enabled rule says so, since building them means reading every file given.
+    reaches_across_modules: ClassVar[bool] = False
 
     def __init__(self, context: TFContext, settings: dict[str, Any]) -> None:
         self.context = context

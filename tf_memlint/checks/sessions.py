@@ -41,6 +41,7 @@ class UnclosedSession(Rule):
     """
 
     code = "TFM201"
+    reaches_across_modules = True  # checks/reach.py hooks
 
     # Opt-in: 1 of 5 findings worth acting on in the held-out corpus (rules/TFM201.md).
 
@@ -413,6 +414,7 @@ class GraphGrowthInSessionLoop(Rule):
     """
 
     code = "TFM202"
+    reaches_across_modules = True  # checks/reach.py hooks
 
     # Opt-in: 2 of 7 findings worth acting on in the held-out corpus (rules/TFM202.md).
 

@@ -363,6 +363,7 @@ class ModelInLoopWithoutClearSession(Rule):
     """
 
     code = "TFM403"
+    reaches_across_modules = True  # checks/reach.py hooks
 
     # Opt-in: 0 of 4 findings worth acting on in the held-out corpus (rules/TFM403.md).
 
@@ -423,6 +424,7 @@ class PredictInLoop(Rule):
     """
 
     code = "TFM404"
+    reaches_across_modules = True  # checks/reach.py hooks
 
     # Opt-in: 34 of 42 findings worth acting on in the held-out corpus (rules/TFM404.md).
 
