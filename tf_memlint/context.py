@@ -24,7 +24,7 @@ internals, and the core never on a rule.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable, TypeVar
 
 import libcst as cst
 
@@ -37,8 +37,10 @@ from tf_memlint.facts.splits import SplitFacts
 from tf_memlint.facts.tracing import DATASET_TRACING_METHODS, TRACING_CALLS, TracingFacts
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT, STATIC, Binding, Frame, Resolution, Scope, collect  # noqa: F401
-from tf_memlint.syntax import Kind, dotted_name, int_literal, is_self_attribute, target_names
+from tf_memlint.syntax import Kind, dotted_name, int_literal, is_self_attribute, subclasses, target_names
 from tf_memlint.walk import children
+
+_Facts = TypeVar("_Facts")
 
 # Canonical names whose calls may make a tf.data.Dataset (is_dataset's own test is narrower).
 DATASET_SOURCES = ("tensorflow.data", "tensorflow_datasets")
@@ -102,6 +104,16 @@ class TFContext:
         self.sessions = SessionFacts(self, names.calls)
         self.arrays = ArrayFacts(self)
         self.splits = SplitFacts(self)
+        self.on_demand: dict[type, Any] = {}  # fact modules only some rules use (facts_of)
+
+    def facts_of(self, kind: type[_Facts]) -> _Facts:
+        """The ``kind`` fact module of this linted module (``PipelineFacts``, ``ProcessFacts``),
+        built on first use and kept: domains only some rules need, so the core does not build
+        them for every file."""
+        facts = self.on_demand.get(kind)
+        if facts is None:
+            facts = self.on_demand[kind] = kind(self)
+        return facts
 
     # Names ---------------------------------------------------------------------------------
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
@@ -141,20 +153,7 @@ class TFContext:
         names), directly or through another class of the module: class Block(Layer); class
         Net(Block) are both Keras layers."""
         bases = frozenset(bases)
-        found: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for cls in classes:
-                if cls.name.value in found:
-                    continue
-                for base in cls.bases:
-                    if (self.qualified_name(base.value) in bases
-                            or (isinstance(base.value, cst.Name) and base.value.value in found)):
-                        found.add(cls.name.value)
-                        changed = True
-                        break
-        return found
+        return subclasses(classes, lambda base: self.qualified_name(base) in bases)
 
     # Datasets ------------------------------------------------------------------------------
     def is_dataset(self, expr: cst.BaseExpression) -> bool:

@@ -265,7 +265,7 @@ def _release(context: TFContext, rules: list[Rule]) -> None:
     """Break the reference cycles of one file's analysis (the fact modules and the context point
     at each other) so reference counting frees the LibCST tree as soon as the file is done,
     instead of the next collection having to traverse its hundreds of thousands of nodes."""
-    for facts in list(vars(context).values()):
+    for facts in [*vars(context).values(), *getattr(context, "on_demand", {}).values()]:
         if hasattr(facts, "__dict__") and getattr(facts, "context", None) is context:
             vars(facts).clear()
     vars(context).clear()

@@ -7,7 +7,7 @@ context's and the fact modules' job) or about where the walk is.
 from __future__ import annotations
 
 import enum
-from typing import Iterator
+from typing import Callable, Iterator
 
 import libcst as cst
 
@@ -172,3 +172,21 @@ def contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     finder = _Finder(target)
     walk(root, finder)
     return finder.found
+
+
+def subclasses(classes: list[cst.ClassDef], is_base: Callable[[cst.BaseExpression], bool]) -> set[str]:
+    """Names of the ``classes`` that derive from a base ``is_base`` accepts, directly or through
+    another of the ``classes`` (class Block(Layer); class Net(Block)): a fixed point, since a
+    class may be defined before its base."""
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for cls in classes:
+            if cls.name.value in found:
+                continue
+            if any(is_base(base.value) or (isinstance(base.value, cst.Name) and base.value.value in found)
+                   for base in cls.bases):
+                found.add(cls.name.value)
+                changed = True
+    return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.facts.processes import PROCESS_TRIGGERS, Start, process_facts
+from tf_memlint.facts.processes import PROCESS_TRIGGERS, Start, ProcessFacts
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of
 
@@ -71,7 +71,7 @@ class ProcessesWithoutGpuMemorySetting(Rule):
         context = self.context
         if context.in_traced_function:
             return
-        facts = process_facts(context)
+        facts = context.facts_of(ProcessFacts)
         start = facts.start(node)
         if start is None:
             return
@@ -97,7 +97,7 @@ class ProcessesWithoutGpuMemorySetting(Rule):
         self.report(node, self._message(node, start, use, why))
 
     def _initializer_configures(self, pool: cst.Call) -> bool:
-        facts = process_facts(self.context)
+        facts = self.context.facts_of(ProcessFacts)
         start = facts.start(pool)
         return start is not None and facts.configures_gpu(start.target)
 
@@ -105,7 +105,7 @@ class ProcessesWithoutGpuMemorySetting(Rule):
     def _concurrent(self, node: cst.Call, start: Start) -> str | None:
         """Why more than one process using TensorFlow can run at once, or None if not known."""
         context = self.context
-        facts = process_facts(context)
+        facts = context.facts_of(ProcessFacts)
         if start.pool is not None:
             size = facts.pool_size(start.pool)
             if size is None or size > 1:
@@ -140,7 +140,7 @@ class ProcessesWithoutGpuMemorySetting(Rule):
         TensorFlow, and that may run at the same time: the first of the two is not joined
         (``p.join()`` on the name it is bound to) before the second starts."""
         context = self.context
-        facts = process_facts(context)
+        facts = context.facts_of(ProcessFacts)
         scope = context.function.node if context.function is not None else context.module
         starts = self._scope_starts.get(id(scope))
         if starts is None:
@@ -166,7 +166,7 @@ class ProcessesWithoutGpuMemorySetting(Rule):
         while they run): a call before ``node`` in the same function, or at module level, or
         anywhere in a loop around ``node``."""
         context = self.context
-        facts = process_facts(context)
+        facts = context.facts_of(ProcessFacts)
         scope = context.function.node if context.function is not None else context.module
         body = facts.body(scope)
         index = next((i for i, n in enumerate(body) if n is node), len(body))

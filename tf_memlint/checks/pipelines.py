@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.facts.pipelines import SHUFFLE_TRIGGERS, pipeline_facts
+from tf_memlint.facts.pipelines import SHUFFLE_TRIGGERS, PipelineFacts
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
 
@@ -46,7 +46,7 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
         size = argument(node, 0, "buffer_size")
         if size is None:
             return
-        facts = pipeline_facts(self.context)
+        facts = self.context.facts_of(PipelineFacts)
         whole = facts.whole_dataset_size(size)
         if whole is None:
             return

@@ -210,8 +210,7 @@ def ops_reach(rule: Rule, node: cst.Call, fresh_graph: bool) -> None:
         if any(context.sessions.loop_resets_graph(loop) for loop in loops) \
                 or _small(rule, "session_loop_min_iterations"):
             return
-    elif any(context.call_name(c) == "tensorflow.Graph" or context.sessions.resets_graph(c)
-             for c in context.calls_in(where)):
+    elif context.sessions.scope_starts_new_graph(where):
         return
     if not _once(rule, where):
         return
@@ -230,9 +229,7 @@ def ops_in_handler(rule: Rule, node: cst.Call, fresh_graph: bool) -> None:
     if place is None:
         return
     where, per = place
-    if not _runs_session(rule, where, node) or any(
-            context.call_name(c) == "tensorflow.Graph" or context.sessions.resets_graph(c)
-            for c in context.calls_in(where)):
+    if not _runs_session(rule, where, node) or context.sessions.scope_starts_new_graph(where):
         return
     if not _once(rule, where):
         return

@@ -1,6 +1,6 @@
 """tf.data pipelines: what a dataset's elements are and how big its buffers are (TFM302).
 
-Reached with ``pipeline_facts(context)`` (built once per linted module, cached on the context),
+Reached with ``context.facts_of(PipelineFacts)`` (built once per linted module, on first use),
 so the core context does not need to know this module.
 """
 
@@ -35,14 +35,6 @@ CARDINALITY_CALLS = frozenset({"tensorflow.data.experimental.cardinality"})
 SHUFFLE_TRIGGERS = frozenset(".shuffle&" + name for name in (
     "tensorflow.io", "tensorflow.image", "tensorflow.audio", *DECODED_SOURCES))
 WHOLE_DATASET_LITERAL = 10_000
-
-
-def pipeline_facts(context: TFContext) -> PipelineFacts:
-    facts = getattr(context, "_pipeline_facts", None)
-    if facts is None:
-        facts = PipelineFacts(context)
-        context._pipeline_facts = facts  # type: ignore[attr-defined]
-    return facts
 
 
 class PipelineFacts:

@@ -1,6 +1,6 @@
 """Worker processes, what they run, and the GPU memory settings around them (TFM5xx).
 
-Reached with ``process_facts(context)`` (built once per linted module, cached on the context), so
+Reached with ``context.facts_of(ProcessFacts)`` (built once per linted module, on first use), so
 the core context does not need to know this module.
 
 * **Process starts**: ``multiprocessing.Process(target=f)`` (also ``ctx.Process`` where ``ctx`` is
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import argument, code_of, dotted_name
+from tf_memlint.syntax import argument, code_of, dotted_name, subclasses
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -71,14 +71,6 @@ GPU_MEMORY_WORDS = frozenset({
 GPU_MEMORY_VARIABLES = ("TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR")
 VISIBLE_DEVICES_VARIABLE = "CUDA_VISIBLE_DEVICES"
 _MAX_DEPTH = 3  # local functions followed below a target
-
-
-def process_facts(context: TFContext) -> ProcessFacts:
-    facts = getattr(context, "_process_facts", None)
-    if facts is None:
-        facts = ProcessFacts(context)
-        context._process_facts = facts  # type: ignore[attr-defined]
-    return facts
 
 
 class Start:
@@ -128,23 +120,13 @@ class ProcessFacts:
         return isinstance(value, cst.Call) and self.module_name(value.func) in CONTEXT_FACTORIES
 
     def _process_subclasses(self) -> dict[str, cst.ClassDef]:
-        found: dict[str, cst.ClassDef] = {}
         classes = [node for node in self.context.scopes if isinstance(node, cst.ClassDef)]
-        changed = True
-        while changed:
-            changed = False
-            for cls in classes:
-                if cls.name.value in found:
-                    continue
-                for base in cls.bases:
-                    value = base.value
-                    if self.module_name(value) in PROCESS_CLASSES or (
-                            isinstance(value, cst.Name) and value.value in found) or (
-                            isinstance(value, cst.Attribute) and value.attr.value == "Process"
-                            and self._is_mp_context(value.value)):
-                        found[cls.name.value] = cls
-                        changed = True
-                        break
+        names = subclasses(classes, lambda base: self.module_name(base) in PROCESS_CLASSES or (
+            isinstance(base, cst.Attribute) and base.attr.value == "Process" and self._is_mp_context(base.value)))
+        found: dict[str, cst.ClassDef] = {}
+        for cls in classes:
+            if cls.name.value in names:
+                found.setdefault(cls.name.value, cls)
         return found
 
     # Process starts -------------------------------------------------------------------------------

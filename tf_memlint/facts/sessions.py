@@ -147,6 +147,13 @@ class SessionFacts:
         """``tf.reset_default_graph()``, ``clear_session()``, or a local helper that calls one."""
         return self.context.functions.calls_through_helpers(node, GRAPH_RESETS, "resets")
 
+    def scope_starts_new_graph(self, scope: cst.CSTNode) -> bool:
+        """``scope`` (a handler, a function) creates a ``tf.Graph()`` or resets the default graph:
+        the ops it adds do not pile up across its calls."""
+        context = self.context
+        return any(context.call_name(call) == "tensorflow.Graph" or self.resets_graph(call)
+                   for call in context.calls_in(scope))
+
     def loop_resets_graph(self, loop: cst.CSTNode) -> bool:
         """The loop starts a new default graph each iteration (``tf.reset_default_graph()``,
         ``keras.backend.clear_session()``)."""

@@ -253,6 +253,19 @@ class SplitFacts:
             current = current.parent
         return None
 
+    def _plain_value(self, name: str, scope: Scope, position: int) -> cst.BaseExpression | None:
+        """The value of ``name = value`` when that is the binding ``_lookup`` finds (not an
+        augmented assignment, not one target of an unpacking), else None."""
+        event = self._lookup(name, scope, position)
+        if event is None or event[1] != "assign" or event[3]:
+            return None
+        assert event[2] is not None
+        return event[2]  # type: ignore[return-value]
+
+    def _where(self, node: cst.CSTNode) -> tuple[int, Scope]:
+        """(position, scope) to evaluate ``node`` at: where it stands."""
+        return self._position(node), self._scope_containing(node)
+
     # Tracing -------------------------------------------------------------------------------
     def _trace(self, expr: cst.BaseExpression, position: int, scope: Scope, depth: int) -> _Origin | None:
         """Where ``expr`` (evaluated at ``position`` in ``scope``) comes from in a loaded
@@ -396,24 +409,16 @@ class SplitFacts:
             head = self._module_name(expr.value, position, scope, depth + 1)
             return None if head is None else f"{head}.{expr.attr.value}"
         if isinstance(expr, cst.Name):
-            event = self._lookup(expr.value, scope, position)
-            if event is None or event[1] != "assign" or event[3]:
-                return None
-            value = event[2]
-            assert value is not None
-            return self._module_name(value, self._position(value), self._scope_containing(value), depth + 1)
+            value = self._plain_value(expr.value, scope, position)
+            return None if value is None else self._module_name(value, *self._where(value), depth + 1)
         return None
 
     def _sized(self, expr: cst.BaseExpression, position: int, scope: Scope, depth: int) -> Split | None:
         if depth > _MAX_DEPTH:
             return None
         if isinstance(expr, cst.Name):
-            event = self._lookup(expr.value, scope, position)
-            if event is None or event[1] != "assign" or event[3]:
-                return None
-            value = event[2]
-            assert value is not None
-            return self._sized(value, self._position(value), self._scope_containing(value), depth + 1)
+            value = self._plain_value(expr.value, scope, position)
+            return None if value is None else self._sized(value, *self._where(value), depth + 1)
         subject = _length_subject(expr, self.context)
         if subject is None:
             return None
