@@ -70,7 +70,7 @@ TFM407_NOTEBOOK = """\
 import tensorflow as tf
 (x_train, y_train), (x_test, y_test) = tf.keras.datasets.mnist.load_data()
 x_test = x_test / 255.0
-model = tf.keras.Sequential([tf.keras.Input((28, 28)), tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+model = tf.keras.Sequential([tf.keras.Input((28, 28, 1)), tf.keras.layers.Conv2D(8, 3), tf.keras.layers.Dense(10)])
 model(x_test)
 x_test = x_test[:100]
 model(x_test)
@@ -93,6 +93,14 @@ def test_tfm407_message_names_the_split_and_the_fix(lint):
     [*_, last] = lint(source, ["TFM407"])
     assert last.message.startswith("model.evaluate(x_test, ..., batch_size=len(x_test)) makes the whole MNIST")
     assert "use a fixed batch_size" in last.message
+
+
+def test_tfm407_only_a_convolutional_network_makes_a_whole_split_worth_reporting(lint):
+    """A dense network's whole-split activations are tens of MiB: silent (fixtures/TFM407/good_dense_network.py)."""
+    dense = TFM407_NOTEBOOK.replace("tf.keras.layers.Conv2D(8, 3)", "tf.keras.layers.Flatten()")
+    assert lint(dense, ["TFM407"]) == []
+    as_function = TFM407_NOTEBOOK.replace("tf.keras.layers.Conv2D(8, 3), ", "") + "tf.nn.conv2d(x_test, k, 1, 'SAME')\n"
+    assert [d.line for d in lint(as_function, ["TFM407"])] == [5, 9]
 
 
 def test_tfm407_a_comprehension_or_loop_rebinding_the_name_is_not_the_split(lint):
@@ -152,3 +160,42 @@ def test_tfm501_a_parent_that_used_tensorflow_first_makes_one_worker_too_many(li
             "    p.start()\n    p.join()\n\n\ndef later():\n    p = Process(target=work, args=(1,))\n"
             "    p.start()\n    p.join()\n    print(work(0))\n")
     assert _tfm501(lint, "from multiprocessing import Process", body) == [10]  # main(), not later()
+
+
+# TFM404: only where predict() builds its set-up per call (TF2 Keras) ---------------------------
+
+PREDICT_LOOP = """\
+{imports}
+model = load_model("m.keras")
+{extra}
+for image in images:
+    model.predict(image[None])
+"""
+
+
+def _tfm404(lint, imports, extra=""):
+    source = "images = read_images()\n" + PREDICT_LOOP.format(imports=imports, extra=extra)
+    return [d.code for d in lint(source, ["TFM404"])]
+
+
+def test_tfm404_reports_tf_keras_and_keras3(lint):
+    assert _tfm404(lint, "from tensorflow.keras.models import load_model") == ["TFM404"]
+    assert _tfm404(lint, "import tensorflow as tf\nfrom keras.models import load_model",
+                   "tf.keras.backend.clear_session()") == ["TFM404"]
+    assert _tfm404(lint, "from keras.models import load_model\nfrom keras import ops") == ["TFM404"]
+    assert _tfm404(lint, "import tensorflow as tf\nfrom keras.models import load_model",
+                   "tape = tf.GradientTape()") == ["TFM404"]
+
+
+def test_tfm404_silent_where_keras_reuses_one_predict_function(lint):
+    """Standalone Keras with nothing dating it to TF2, and Keras in TF1 graph mode
+    (fixtures/TFM404/good_graph_mode_keras.py)."""
+    assert _tfm404(lint, "from keras.models import load_model") == []
+    tf_keras = "from tensorflow.keras.models import load_model"
+    assert _tfm404(lint, tf_keras, "model._make_predict_function()") == []
+    assert _tfm404(lint, tf_keras + "\nfrom tensorflow.keras import backend as K", "K.set_session(s)") == []
+    assert _tfm404(lint, tf_keras + "\nimport tensorflow as tf", "sess = tf.Session()") == []
+    assert _tfm404(lint, tf_keras + "\nimport tensorflow as tf", "graph = tf.get_default_graph()") == []
+    # TF2 code opening a compat.v1 session is still eager: reported
+    assert _tfm404(lint, tf_keras + "\nimport tensorflow as tf", "sess = tf.compat.v1.Session()") == ["TFM404"]
+    assert _tfm404(lint, tf_keras + "\nimport tensorflow as tf", "tf.compat.v1.disable_eager_execution()") == []

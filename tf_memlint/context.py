@@ -99,11 +99,11 @@ class TFContext:
         # Fact modules, one per domain.
         self.functions = FunctionFacts(self, names.calls)
         self.project: dict | None = None  # the command's project table (project.py), else None
-        self.keras = KerasFacts(self, names.classes)
+        self.keras = KerasFacts(self, names.classes, names.calls)
         self.tracing = TracingFacts(self, names.calls)
         self.sessions = SessionFacts(self, names.calls)
         self.arrays = ArrayFacts(self)
-        self.splits = SplitFacts(self)
+        self.splits = SplitFacts(self, names.calls)
         self.on_demand: dict[type, Any] = {}  # fact modules only some rules use (facts_of)
 
     def facts_of(self, kind: type[_Facts]) -> _Facts:

@@ -41,10 +41,29 @@ TRAIN_STEP_WORD = "train_step"
 TRAINING_TRIGGERS = frozenset({"." + m for m in TRAINING_STEP_METHODS | {MINIMIZE}} | {"~" + TRAIN_STEP_WORD})
 _STORING_METHODS = ("append", "insert", "extend", "add", "appendleft")
 
+# Which Keras ``predict`` is: TF2's tf.keras and Keras 3 run eagerly and build a dataset and a
+# predict function on every call (TFM404's measured cost). Keras 2.3 and older over TF1, and
+# tf.keras in TF1 graph mode, build one predict function per model and reuse it: a loop of
+# ``predict`` calls pays no per-call set-up there. Seen on real code: bert4keras (keras<=2.3.1),
+# Flask apps calling ``model._make_predict_function()``, keon/deep-q-learning and keras-contrib
+# (``Adam(lr=...)``, ``keras.layers.merge``), the first edition of fchollet's notebooks.
+# A module shows TF2 Keras by importing it through TensorFlow (these import paths)...
+TF2_KERAS_IMPORTS = ("tensorflow.keras", "tensorflow.python.keras", "tf_keras")
+# ...or by Keras 3's own modules and companions (standalone ``import keras`` is either era)...
+KERAS3_MODULES = ("keras.ops", "keras.random", "keras_hub", "keras_nlp", "keras_cv", "keras_core")
+# ...or by TF2 APIs called beside standalone Keras; and shows graph mode by these calls.
+TF2_CALLS = frozenset({"tensorflow.GradientTape", "tensorflow.function"})
+GRAPH_MODE_KERAS_METHODS = frozenset({"_make_predict_function", "get_session", "set_session"})
+TF1_ONLY_CALLS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.placeholder",
+                            "tensorflow.get_default_graph"})  # as imported: no compat.v1 in the path
+EAGER_OFF_CALLS = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+
 
 class KerasFacts:
-    def __init__(self, context: TFContext, classes: list[cst.ClassDef]) -> None:
+    def __init__(self, context: TFContext, classes: list[cst.ClassDef], calls: list) -> None:
         self.context = context
+        self._calls = calls
+        self._eager_predict: bool | None = None
         self.layer_classes = context.subclasses_of(classes, KERAS_BASE_CLASSES)  # layers and models
         self.model_classes = context.subclasses_of(classes, KERAS_MODEL_BASES)
         self._facts: dict[tuple[int, str], bool] = {}
@@ -219,6 +238,51 @@ class KerasFacts:
                     break
             self._facts[key] = found
         return self._facts[key]
+
+    @property
+    def predict_builds_per_call(self) -> bool:
+        """This module's Keras is TF2's (tf.keras on TF2, Keras 3): each ``predict`` call builds its
+        own dataset and function. False in TF1 graph mode (TF1's own ``tf.Session``/``tf.placeholder``,
+        eager turned off), where Keras hands its session around (``_make_predict_function()``,
+        ``K.get_session()``), and for standalone ``keras`` with nothing that dates it to TF2."""
+        if self._eager_predict is None:
+            self._eager_predict = self._tf2_keras() and not self._graph_mode_keras()
+        return self._eager_predict
+
+    def _tf2_keras(self) -> bool:
+        context = self.context
+        modules = context.aliases.values()
+        if any(m == p or m.startswith(p + ".") for m in modules for p in TF2_KERAS_IMPORTS + KERAS3_MODULES):
+            return True
+        for call, _ in self._calls:
+            dotted = dotted_name(call.func) or ""
+            head, _, rest = dotted.partition(".")
+            module = context.aliases.get(head, "")
+            if module == "tensorflow" and rest.startswith("keras."):
+                return True  # tf.keras.Sequential(...)
+            name = context.call_name(call)
+            if name in TF2_CALLS or (name or "").startswith(KERAS3_MODULES):
+                return True
+        return False
+
+    def _graph_mode_keras(self) -> bool:
+        # This module's own markers only: a repository of tutorials mixes TF1 and TF2 files, and
+        # the flake8 plugin, which sees one file, must decide as the command does. A
+        # ``tf.compat.v1.Session()`` in TF2 code leaves Keras eager: only TF1's own spellings,
+        # eager turned off, or Keras handed a session count.
+        context = self.context
+        for call, _ in self._calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value in GRAPH_MODE_KERAS_METHODS:
+                return True
+            dotted = dotted_name(func) or ""
+            head, _, rest = dotted.partition(".")
+            module = context.aliases.get(head)
+            if module is not None and (f"{module}.{rest}" if rest else module) in TF1_ONLY_CALLS:
+                return True
+            if context.call_name(call) in EAGER_OFF_CALLS:
+                return True
+        return False
 
     def is_model(self, expr: cst.BaseExpression) -> bool:
         """``expr`` holds a Keras model: the value bound to it at this point builds or loads one."""
