@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tf_memlint.facts.events import BATCH, EPOCH, REQUEST
+from tf_memlint.facts.events import BATCH, EPOCH, REQUEST, user_paced
 from tf_memlint.facts.functions import Witness, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import code_of
@@ -118,7 +118,7 @@ def predict_reach(rule: Rule, node: cst.Call) -> None:
     if loops:
         # Through a call, a loop known to be short (`for _ in range(10)` in a replay step) is a
         # constant number of batched predicts per call: only long or open-ended loops count.
-        if _small(rule, "predict_loop_min_iterations", factor=10):
+        if _small(rule, "predict_loop_min_iterations", factor=10) or user_paced(context, loops):
             return
         used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
                 if isinstance(n, cst.Name)}

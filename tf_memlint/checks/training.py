@@ -7,6 +7,7 @@ import libcst as cst
 from tf_memlint.checks import reach
 from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.facts.keras import GRADIENT_TAPE, MODEL_BUILD_TRIGGERS, TRAINING_TRIGGERS
+from tf_memlint.facts.events import user_paced
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name
 
@@ -454,8 +455,9 @@ class PredictInLoop(Rule):
         if not loops:
             reach.predict_in_handler(self, node)  # per request / per batch (facts/events.py)
             return
-        if _loop_is_small(context, loops, self.settings["predict_loop_min_iterations"]):
-            return
+        if _loop_is_small(context, loops, self.settings["predict_loop_min_iterations"]) \
+                or user_paced(context, loops):
+            return  # a few iterations, or a person's uploads: the set-up cost is not felt
         model_value = context.value_of(func.value, AT_POINT)
         if any(model_value is n for n in context.nodes_in(loops[-1])):
             return  # a new model each iteration (k-fold, bootstrap): one predict per model

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import all_params, dotted_name
 
 if TYPE_CHECKING:
@@ -73,3 +74,47 @@ def repetition(context: TFContext, node: cst.CSTNode, cls: cst.ClassDef | None) 
     if params and params[0] == "request" and any(m.split(".")[0] == "django" for m in context.aliases.values()):
         return REQUEST
     return None
+
+
+# Loops a person drives: over the files someone uploads to a notebook (google.colab's
+# ``files.upload()``), or in a widget's event callback (``uploader.observe(on_upload)``). They
+# run a handful of times at human pace, so a per-call cost there is invisible (TFM404; seen in
+# Laurence Moroney's course notebooks, both the dlaicourse and the deeplearning-ai editions).
+UPLOADS = frozenset({"google.colab.files.upload"})
+WIDGET_EVENT_METHODS = frozenset({"observe", "on_click", "on_submit"})
+_DICT_VIEWS = frozenset({"keys", "items", "values"})
+
+
+def user_paced(context: TFContext, loops: list) -> bool:
+    """A loop in ``loops`` iterates over uploaded files, or runs inside a widget event callback."""
+    if any(frame.node is not None and isinstance(frame.node, cst.FunctionDef)
+           and frame.node.name.value in _widget_callbacks(context) for frame in context.frames):
+        return True
+    for loop in loops:
+        if isinstance(loop, cst.For) and _is_upload(context, loop.iter):
+            return True
+    return False
+
+
+def _is_upload(context: TFContext, expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _DICT_VIEWS:
+        expr = expr.func.value  # uploaded.keys()
+    if isinstance(expr, cst.Name):
+        expr = context.value_of(expr, AT_POINT)
+    if not isinstance(expr, cst.Call):
+        return False
+    head, _, rest = (dotted_name(expr.func) or "").partition(".")
+    module = context.aliases.get(head)
+    return module is not None and (f"{module}.{rest}" if rest else module) in UPLOADS
+
+
+def _widget_callbacks(context: TFContext) -> frozenset[str]:
+    """Names of the functions this module hands to a widget as event callbacks."""
+    cached = getattr(context, "_widget_callbacks", None)
+    if cached is None:
+        cached = frozenset(
+            call.args[0].value.value for call in context.calls_in(context.module)
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in WIDGET_EVENT_METHODS
+            and call.args and isinstance(call.args[0].value, cst.Name))
+        context._widget_callbacks = cached  # type: ignore[attr-defined]
+    return cached
