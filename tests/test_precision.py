@@ -199,3 +199,23 @@ def test_tfm404_silent_where_keras_reuses_one_predict_function(lint):
     # TF2 code opening a compat.v1 session is still eager: reported
     assert _tfm404(lint, tf_keras + "\nimport tensorflow as tf", "sess = tf.compat.v1.Session()") == ["TFM404"]
     assert _tfm404(lint, tf_keras + "\nimport tensorflow as tf", "tf.compat.v1.disable_eager_execution()") == []
+
+
+def test_tfm404_every_nth_step_is_silent_only_for_a_large_or_named_period(lint):
+    """Sampling every 500 steps (or every `save_interval`) is not per-step work; `step % 4` still is."""
+    source = ("import numpy as np\nfrom tensorflow.keras.models import load_model\nmodel = load_model('g.keras')\n"
+              "interval = read_interval()\n"
+              "for step in range(100000):\n    if step % {period} == 0:\n        model.predict(np.zeros((1, 8)))\n")
+    assert [d.code for d in lint(source.format(period="500"), ["TFM404"])] == []
+    assert [d.code for d in lint(source.format(period="interval"), ["TFM404"])] == []
+    assert [d.code for d in lint(source.format(period="4"), ["TFM404"])] == ["TFM404"]
+
+
+def test_tfm404_parts_of_a_batch_are_a_batch(lint):
+    """`x, y = batch` in the body, or `x, y = next(generator)` of a batching source: whole batches."""
+    source = ("import numpy as np\nimport tensorflow as tf\nmodel = tf.keras.models.load_model('m.keras')\n"
+              "ds = tf.data.Dataset.from_tensor_slices(np.zeros((640, 8))).batch(64)\n"
+              "for batch in ds:\n    x, y = batch\n    model.predict(x)\n"
+              "for step in range(100):\n    x, y = next(iter(ds))\n    model.predict(x)\n"
+              "for row in np.zeros((640, 8)):\n    x, y = row, 0\n    model.predict(x[None])\n")
+    assert [d.line for d in lint(source, ["TFM404"])] == [13]

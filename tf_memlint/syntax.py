@@ -190,3 +190,42 @@ def subclasses(classes: list[cst.ClassDef], is_base: Callable[[cst.BaseExpressio
                 found.add(cls.name.value)
                 changed = True
     return found
+
+
+def runs_every_nth(loop: cst.CSTNode, node: cst.CSTNode, at_least: int) -> bool:
+    """``node`` runs only on some iterations of ``loop``: it is in the body of an ``if`` whose test
+    takes a remainder by ``at_least`` or more, or by a name (``if step % 500 == 0:``,
+    ``if epoch % save_interval == 0:``), the periodic sampling or evaluation of a training loop.
+    ``step % 4`` still runs often. Statements only are walked: cheap for a loop's body."""
+    stack = [loop]
+    while stack:
+        statement = stack.pop()
+        body = getattr(statement, "body", None)
+        inner = getattr(body, "body", None)
+        if not isinstance(inner, (list, tuple)):
+            continue
+        if isinstance(statement, cst.If) and statement is not loop \
+                and _takes_remainder(statement.test, at_least) and contains(body, node):
+            return True
+        stack.extend(s for s in inner if not isinstance(s, (cst.FunctionDef, cst.ClassDef)))
+        orelse = getattr(statement, "orelse", None)
+        if orelse is not None:
+            stack.append(orelse)
+    return False
+
+
+def _takes_remainder(test: cst.BaseExpression, at_least: int) -> bool:
+    finder = _Remainder(at_least)
+    walk(test, finder)
+    return finder.found
+
+
+class _Remainder(cst.CSTVisitor):
+    def __init__(self, at_least: int) -> None:
+        self.at_least = at_least
+        self.found = False
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, cst.Modulo):
+            divisor = int_literal(node.right)
+            self.found = self.found or divisor is None or divisor >= self.at_least

@@ -16,7 +16,7 @@ import libcst as cst
 from tf_memlint.facts.events import BATCH, EPOCH, REQUEST, user_paced
 from tf_memlint.facts.functions import Witness, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import code_of
+from tf_memlint.syntax import code_of, runs_every_nth
 
 if TYPE_CHECKING:
     from tf_memlint.rule import Rule
@@ -118,8 +118,9 @@ def predict_reach(rule: Rule, node: cst.Call) -> None:
     if loops:
         # Through a call, a loop known to be short (`for _ in range(10)` in a replay step) is a
         # constant number of batched predicts per call: only long or open-ended loops count.
-        if _small(rule, "predict_loop_min_iterations", factor=10) or user_paced(context, loops):
-            return
+        if _small(rule, "predict_loop_min_iterations", factor=10) or user_paced(context, loops) \
+                or runs_every_nth(loops[-1], node, rule.settings["predict_loop_min_iterations"]):
+            return  # short, driven by a person, or every n-th step (sampling images every 500 steps)
         used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
                 if isinstance(n, cst.Name)}
         if not any(used & context.keras.names_changing_in(loop) for loop in loops) \

@@ -9,7 +9,7 @@ from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.facts.keras import GRADIENT_TAPE, MODEL_BUILD_TRIGGERS, TRAINING_TRIGGERS
 from tf_memlint.facts.events import user_paced
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of, dotted_name
+from tf_memlint.syntax import code_of, dotted_name, runs_every_nth
 
 
 def _is_true(expr: cst.BaseExpression) -> bool:
@@ -456,8 +456,8 @@ class PredictInLoop(Rule):
             reach.predict_in_handler(self, node)  # per request / per batch (facts/events.py)
             return
         if _loop_is_small(context, loops, self.settings["predict_loop_min_iterations"]) \
-                or user_paced(context, loops):
-            return  # a few iterations, or a person's uploads: the set-up cost is not felt
+                or user_paced(context, loops) or runs_every_nth(loops[-1], node, self.settings["predict_loop_min_iterations"]):
+            return  # a few iterations, a person's uploads, every n-th step: the set-up is not felt
         model_value = context.value_of(func.value, AT_POINT)
         if any(model_value is n for n in context.nodes_in(loops[-1])):
             return  # a new model each iteration (k-fold, bootstrap): one predict per model
@@ -486,22 +486,31 @@ _ONE_ITEM_CALLS = frozenset({"expand_dims", "reshape", "array", "asarray", "stac
 
 def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
     """``model.predict(batch)`` where ``batch`` is what the loop yields (or a call on it that
-    keeps its batch dimension, ``preprocess_input(images)``) and the loop iterates a batching
-    source (404-A)."""
-    if not isinstance(loop, cst.For):
-        return False
-    target = loop.target
-    parts = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
-    names = {p.value for p in parts if isinstance(p, cst.Name)}
+    keeps its batch dimension, ``preprocess_input(images)``, or a part of it unpacked in the body,
+    ``x, y = batch``) and the loop iterates a batching source (404-A); or ``batch`` is taken from
+    a batching source with ``next()`` (``x, y = next(generator)``)."""
+    names = set()
+    if isinstance(loop, cst.For):
+        target = loop.target
+        parts = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        names = {p.value for p in parts if isinstance(p, cst.Name)}
     arg = call.args[0].value
-    for _ in range(2):  # x = preprocess_input(images); model.predict(x)
+    for _ in range(3):  # x = preprocess_input(images); model.predict(x)
         if isinstance(arg, cst.Name) and arg.value not in names:
-            arg = context.value_of(arg, AT_POINT)
+            found = context.binding(arg.value, AT_POINT)
+            arg = None if found is None else found.value  # `x, y = batch`: a part of a batch is a batch
+        if _is_next(arg):
+            return _is_batching(context, arg.args[0].value, 0)
         if isinstance(arg, cst.Call) and arg.args and (code_of(arg.func).rsplit(".", 1)[-1] not in _ONE_ITEM_CALLS):
             arg = arg.args[0].value
     if not (isinstance(arg, cst.Name) and arg.value in names):
         return False
     return _is_batching(context, loop.iter, 0)
+
+
+def _is_next(expr) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "next" \
+        and len(expr.args) == 1
 
 
 def _is_batching(context, expr, depth: int) -> bool:
@@ -524,6 +533,8 @@ def _is_batching(context, expr, depth: int) -> bool:
             return True
         if func.attr.value in _PASSING_METHODS:
             return _is_batching(context, func.value, depth + 1)
+    if isinstance(func, cst.Name) and func.value == "iter" and expr.args:
+        return _is_batching(context, expr.args[0].value, depth + 1)  # next(iter(dataset))
     if isinstance(func, cst.Name):
         definition = context.functions.definition(func.value)
         if definition is not None:  # a local generator that yields lists filled up to batch_size
