@@ -243,8 +243,13 @@ STRUCTURE_CASES = [
     ("TFM103", "seen = []\n@tf.function\ndef f(x):\n    seen.append(x)\n    return x\n", True),
     ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] = x\n    return x\n", True),
     ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] += x\n    return x\n", True),
-    # TFM104: a call of a name bound to a tf.function.
+    # TFM104: a call of a name bound to a tf.function, in a loop or with a number literal.
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = g(1, 2)\n", False),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k)\n", False),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\nfor k in range(9):\n    def g():\n"
+               "        f(x, k)\n", False),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\nfor k in range(9):\n    y = f(x, k)\n", True),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k=-0.5)\n", True),
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(1, 2)\n", True),
     ("TFM104", "def h(x, k):\n    return x * k\ng = tf.function(h)\ny = g(1, 2)\n", True),
     ("TFM104", "def h(x, k):\n    return x * k\ng = tf.function(jit_compile=True)(h)\ny = g(1, 2)\n", True),

@@ -28,6 +28,8 @@ from the same constants (see ``_Index``):
               nested in one
     MAPPED    in a function tf.map_fn / Dataset.map may run once per element (``is_mapped``)
     LOOP      in a ``for``/``while`` of the same function (``context.open_loops``)
+    TRAINING_LOOP  in such a loop that may take optimisation steps (keras.loop_is_training: a
+              training method, ``strategy.run``, a call of a def of the module)
     REPEATED  LOOP, a def that may run once per event (facts/events.py ``repetition``), or a def
               a call there may run, followed through calls (checks/reach.py)
     ANYWHERE  anywhere in the module
@@ -51,7 +53,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from tf_memlint.context import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
-from tf_memlint.facts.keras import KERAS_BASE_CLASSES
+from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,
+                                   TRAINING_STEP_METHODS)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -196,10 +199,14 @@ class ModuleFacts:
 
 
 # Structure (see the module docstring) ---------------------------------------------------------
-TRACED, MAPPED, LOOP, REPEATED, ANYWHERE = "traced", "mapped", "loop", "repeated", "anywhere"
+TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE = (
+    "traced", "mapped", "loop", "training loop", "repeated", "anywhere")
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function"
+TF_FUNCTION_NUMBER_CALL = "a call of a tf.function with a number literal"
 NUMPY_ARRAY = "a NumPy array factory call"
+NUMPY_NAME = "a name bound to a NumPy array"
+_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, TF_FUNCTION_NUMBER_CALL, NUMPY_ARRAY, NUMPY_NAME})
 _KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.Global,),
           "Nonlocal": (ast.Nonlocal,)}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -281,6 +288,7 @@ class _Index:
             ast.AnnAssign: self.assigns, ast.AugAssign: self.assigns, ast.NamedExpr: self.assigns}
         self._holds: dict[Inside, bool] = {}
         self._tf_function_names: set[str] | None = None
+        self._def_names: set[str] | None = None
 
     def holds(self, inside: Inside) -> bool:
         found = self._holds.get(inside)
@@ -291,6 +299,9 @@ class _Index:
                 found = any(map(match, self.calls))  # every ANYWHERE node is a call
             elif place == LOOP:
                 found = self._search(self.loops, match)
+            elif place == TRAINING_LOOP:
+                training = self._training_call
+                found = self._search([loop for loop in self.loops if self._search([loop], training)], match)
             elif place == REPEATED:
                 found = self._search(self.loops + self._repeated_defs(), match, follow_calls=True)
             else:
@@ -304,21 +315,24 @@ class _Index:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
         methods = {n[1:] for n in nodes if n.startswith(".")}
-        names = {n for n in nodes if "." in n and n[0] != "." and n not in (TF_FUNCTION_CALL, NUMPY_ARRAY)}
+        names = {n for n in nodes if "." in n and n[0] != "." and n not in _SPECIAL}
         item_write = ITEM_WRITE in nodes
         numpy = NUMPY_ARRAY in nodes
-        bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
-        methods |= bound
+        arrays = self._numpy_names() if NUMPY_NAME in nodes else None
+        plain = TF_FUNCTION_CALL in nodes  # else only with a number: TF_FUNCTION_NUMBER_CALL
+        bound = self.tf_function_names() if plain or TF_FUNCTION_NUMBER_CALL in nodes else set()
         qualified = self.facts.qualified
 
         def match(node: ast.AST) -> bool:
+            if arrays and not arrays.isdisjoint(_identifiers(node)):
+                return True
             kind = type(node)
             if kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
-                if type(func) is ast.Attribute:
-                    if func.attr in methods:
-                        return True
-                elif type(func) is ast.Name and func.id in bound:
+                callee = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+                if callee in methods and type(func) is ast.Attribute:
+                    return True
+                if callee in bound and (plain or _number_argument(node)):  # f(...), self.f(...)
                     return True
                 return (bool(names) and qualified(func) in names) or (numpy and self._numpy_array(func))
             if item_write:
@@ -365,6 +379,43 @@ class _Index:
         if module is None or not (module == "numpy" or module.startswith("numpy.")):
             return False
         return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
+
+    def _numpy_names(self) -> set[str]:
+        """Names an assignment may bind to a NumPy array (ArrayFacts.is_ndarray follows a name
+        to its value): a value holding a NumPy array call, or such a name."""
+        found: set[str] = set()
+        candidates = []
+        for node in self.assigns:
+            value = getattr(node, "value", None)
+            if value is not None and type(node) is not ast.NamedExpr:
+                targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                candidates.append(([n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name],
+                                   list(ast.walk(value))))
+        numpy = self._matcher(frozenset({NUMPY_ARRAY}))
+        changed = True
+        while changed:
+            changed = False
+            for names, parts in candidates:
+                if not found.issuperset(names) and any(
+                        numpy(n) or (type(n) is ast.Name and n.id in found) for n in parts):  # type: ignore[attr-defined]
+                    found.update(names)
+                    changed = True
+        return found
+
+    def _training_call(self, node: ast.AST) -> bool:
+        """A call that may take an optimisation step (KerasFacts.is_training_call)."""
+        if type(node) is not ast.Call:
+            return False
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute:
+            method = func.attr
+            return method in TRAINING_STEP_METHODS or method in (MINIMIZE, DISTRIBUTED_RUN) \
+                or TRAIN_STEP_WORD in method
+        if type(func) is ast.Name:
+            if self._def_names is None:
+                self._def_names = {d.name for d in self.defs}
+            return TRAIN_STEP_WORD in func.id or func.id in self._def_names
+        return False
 
     def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """``@tf.function`` / ``@tf.function(...)`` (tracing.tf_function_decorator)."""
@@ -474,6 +525,27 @@ class _Index:
             callees.setdefault(cls.name, []).extend(
                 n for n in cls.body if isinstance(n, _DEFS) and n.name == "__init__")
         return callees
+
+
+def _number_argument(call: ast.Call) -> bool:
+    """An argument that is a number or bool literal, signed or not (tracing._literal_number)."""
+    for value in [*call.args, *(k.value for k in call.keywords)]:
+        if type(value) is ast.UnaryOp:
+            value = value.operand
+        if type(value) is ast.Constant and type(value.value) in (int, float, bool):
+            return True
+    return False
+
+
+def _identifiers(node: ast.AST):
+    """The identifiers of ``node`` that LibCST holds as ``Name`` nodes (``x``, ``global x``, the
+    name of a def or class, ``except E as x``, a parameter, an import)."""
+    for field in ("id", "name", "names", "arg", "asname", "rest"):
+        value = getattr(node, field, None)
+        if type(value) is str:
+            yield from value.split(".")
+        elif type(value) is list:
+            yield from (part for v in value if type(v) is str for part in v.split("."))
 
 
 def _function_arguments(call: ast.Call):

@@ -9,7 +9,8 @@ import libcst as cst
 from tf_memlint.context import TRACED_SCOPE
 from tf_memlint.facts.arrays import NUMPY_FILE_READERS, NUMPY_SHAPED_FACTORIES
 from tf_memlint.facts.sessions import TF1_GRAPH_CALLS
-from tf_memlint.gate import ANYWHERE, ITEM_WRITE, LOOP, NUMPY_ARRAY, TF_FUNCTION_CALL, TRACED, Inside
+from tf_memlint.gate import (ANYWHERE, ITEM_WRITE, LOOP, NUMPY_ARRAY, NUMPY_NAME, TF_FUNCTION_CALL,
+                             TF_FUNCTION_NUMBER_CALL, TRACED, Inside)
 from tf_memlint.syntax import Kind, code_of, target_names
 from tf_memlint.rule import Rule, register
 from tf_memlint.walk import walk
@@ -360,7 +361,8 @@ class RetraceOnPythonValue(Rule):
     name = "retrace-on-python-value"
     summary = "tf.function called with a Python number that changes per call retraces every time"
     triggers = TRACED_SCOPE  # calls of a tf.function
-    structure = Inside(ANYWHERE, {TF_FUNCTION_CALL})
+    # in a loop (a number that changes per iteration), or with literal numbers (across calls)
+    structure = Inside(LOOP, {TF_FUNCTION_CALL}) | Inside(ANYWHERE, {TF_FUNCTION_NUMBER_CALL})
     options = {
         "min_distinct_values": (
             MIN_DISTINCT_VALUES,
@@ -634,8 +636,9 @@ class LargeConstantInGraph(Rule):
     name = "large-constant-in-graph"
     summary = "NumPy array captured by or converted inside a traced function is embedded in the graph"
     triggers = TRACED_SCOPE | TF1_GRAPH_CALLS  # traced code, or a TF1 graph
-    # a traced function or an embedding call, and an array built by NumPy (facts/arrays.py)
-    structure = (Inside(TRACED) | Inside(ANYWHERE, _EMBEDDING_CALLS)) & Inside(ANYWHERE, {NUMPY_ARRAY})
+    # a NumPy array (facts/arrays.py) in traced code, or embedded in a TF1 graph
+    structure = Inside(TRACED, {NUMPY_NAME, NUMPY_ARRAY}) | (
+        Inside(ANYWHERE, TF1_GRAPH_CALLS) & Inside(ANYWHERE, _EMBEDDING_CALLS) & Inside(ANYWHERE, {NUMPY_ARRAY}))
     options = {
         "min_array_bytes": (
             MIN_ARRAY_BYTES,

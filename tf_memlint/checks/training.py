@@ -7,7 +7,7 @@ import libcst as cst
 from tf_memlint.checks import reach
 from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.facts.keras import GRADIENT_TAPE, MODEL_BUILD_TRIGGERS, TRAINING_TRIGGERS
-from tf_memlint.gate import LOOP, REPEATED, Inside
+from tf_memlint.gate import REPEATED, TRAINING_LOOP, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name
 
@@ -238,7 +238,7 @@ class TensorHistoryInTrainingLoop(Rule):
     name = "tensor-history-in-training-loop"
     summary = "tensors appended to a Python list across iterations of an eager training loop"
     triggers = frozenset(".append&" + step for step in TRAINING_TRIGGERS)  # an append in a training loop
-    structure = Inside(LOOP, {".append"})
+    structure = Inside(TRAINING_LOOP, {".append"})
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
