@@ -263,6 +263,13 @@ STRUCTURE_CASES = [
      True),
     ("TFM106", "import numpy as np\nt = np.zeros(10 ** 7)\n@tf.function\ndef f(i):\n    return tf.gather(t, i)\n",
      True),
+    ("TFM106", "import numpy as np\nt = np.load('t.npy').astype('float32')\nu = t * 2\n"
+               "@tf.function\ndef f(i):\n    return tf.gather(u, i)\n", True),
+    ("TFM106", "import numpy as np\nt = np.zeros(10 ** 7)\n@tf.function\ndef f(i):\n    global t\n"
+               "    t = i\n    return t\n", True),
+    # the traced function binds x itself (a parameter, a loop target): not the module's array
+    ("TFM106", "import numpy as np\nx = np.zeros(10 ** 7)\n@tf.function\ndef f(x):\n    return x * 2\n"
+               "@tf.function\ndef g(y):\n    for x in y:\n        y += x\n    return y\n", False),
     # TFM301: a large-tensor builder in a function run once per element.
     ("TFM301", "def f(row):\n    return row\nz = tf.repeat(x, 16384)\ny = tf.map_fn(f, rows)\n", False),
     ("TFM301", "def f(row):\n    return tf.repeat(row, 16384)\ny = tf.map_fn(f, rows)\n", True),

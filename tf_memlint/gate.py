@@ -18,8 +18,8 @@ fact module reaches the gate too; nothing here restates a rule's predicate. Trig
 A rule that declares none (``triggers = None``) runs on every module importing TensorFlow.
 
 Beside its triggers a rule may declare a *structure* (``Rule.structure``): where in the module a
-node must be for the rule to be able to fire, as ``Inside(place, nodes)`` conditions, any of
-which may hold. A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
+node must be for the rule to be able to fire, as ``Inside(place, nodes)`` conditions (``a | b``:
+either may hold, ``a & b``: both must). A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
 TensorFlow-heavy file; a Python loop inside a function TensorFlow may trace is not. The places are
 over-approximations, on the stdlib ast, of what the fact modules decide on the LibCST tree, built
 from the same constants (see ``_Index``):
@@ -36,8 +36,10 @@ from the same constants (see ``_Index``):
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
 ``".append"`` (a call of that method), a canonical name (a call of it), ``ITEM_WRITE``
-(``x[k] = v``, ``x[k] += v``), ``TF_FUNCTION_CALL`` (a call of a name bound to a tf.function);
-no nodes: the place exists at all.
+(``x[k] = v``, ``x[k] += v``), ``TF_FUNCTION_CALL`` (a call of a name bound to a tf.function;
+``TF_FUNCTION_NUMBER_CALL``: with a number or bool literal argument), ``NUMPY_ARRAY`` (a call of a
+NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
+one, used in a function that does not bind it); no nodes: the place exists at all.
 
 The tests are, cheapest first: ``may_import_tf`` and ``may_have_trigger`` on the bytes, then
 ``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin):
@@ -306,7 +308,8 @@ class _Index:
                 found = self._search(self.loops + self._repeated_defs(), match, follow_calls=True)
             else:
                 roots = self._traced_roots() if place == TRACED else self._mapped_roots()
-                found = self._search(roots, match, into_functions=True)
+                found = self._search(roots, match, into_functions=True) or (
+                    NUMPY_NAME in inside.nodes and self._captures(roots, self._numpy_names()))
             self._holds[inside] = found
         return found
 
@@ -318,14 +321,11 @@ class _Index:
         names = {n for n in nodes if "." in n and n[0] != "." and n not in _SPECIAL}
         item_write = ITEM_WRITE in nodes
         numpy = NUMPY_ARRAY in nodes
-        arrays = self._numpy_names() if NUMPY_NAME in nodes else None
         plain = TF_FUNCTION_CALL in nodes  # else only with a number: TF_FUNCTION_NUMBER_CALL
         bound = self.tf_function_names() if plain or TF_FUNCTION_NUMBER_CALL in nodes else set()
         qualified = self.facts.qualified
 
         def match(node: ast.AST) -> bool:
-            if arrays and not arrays.isdisjoint(_identifiers(node)):
-                return True
             kind = type(node)
             if kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
@@ -379,6 +379,28 @@ class _Index:
         if module is None or not (module == "numpy" or module.startswith("numpy.")):
             return False
         return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
+
+    def _captures(self, roots: list, names: set[str]) -> bool:
+        """A function under ``roots`` (nested ones too) uses a name of ``names`` that it does not
+        bind itself (TFM106's capture: ``context.binding`` finds it in an outer scope). Bound:
+        a parameter, an assignment, loop, with or comprehension target (``scopes.collect``), not
+        declared global. Every other identifier LibCST holds as a Name counts as a use."""
+        seen: set[int] = set()
+        for function in (n for root in roots for n in ast.walk(root) if isinstance(n, _FUNCTIONS)):
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            arguments = function.args
+            bound = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                     arguments.vararg, arguments.kwarg] if a is not None}
+            bound.update(n.id for n in _own_nodes(function, ast.ClassDef)
+                         if type(n) is ast.Name and type(n.ctx) is ast.Store)  # type: ignore[attr-defined]
+            used = list(_own_nodes(function))
+            bound.difference_update(name for n in used if type(n) is ast.Global for name in n.names)  # type: ignore[attr-defined]
+            outer = names - bound
+            if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used):
+                return True
+        return False
 
     def _numpy_names(self) -> set[str]:
         """Names an assignment may bind to a NumPy array (ArrayFacts.is_ndarray follows a name
@@ -537,10 +559,22 @@ def _number_argument(call: ast.Call) -> bool:
     return False
 
 
+def _own_nodes(function: ast.AST, *skipped: type):
+    """The nodes of ``function`` (decorators and defaults included), not those of the defs and
+    lambdas nested in it, nor of ``skipped`` kinds."""
+    stack = [function]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in ast.iter_child_nodes(node)
+                     if not isinstance(child, (*_FUNCTIONS, *skipped)))
+
+
 def _identifiers(node: ast.AST):
-    """The identifiers of ``node`` that LibCST holds as ``Name`` nodes (``x``, ``global x``, the
-    name of a def or class, ``except E as x``, a parameter, an import)."""
-    for field in ("id", "name", "names", "arg", "asname", "rest"):
+    """The identifiers of ``node`` LibCST holds as ``Name`` nodes and a rule may resolve (``x``,
+    ``global x``, the name of a def or class, ``except E as x``, an import; not a parameter:
+    bound where it is)."""
+    for field in ("id", "name", "names", "asname", "rest"):
         value = getattr(node, field, None)
         if type(value) is str:
             yield from value.split(".")
