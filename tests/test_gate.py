@@ -279,7 +279,13 @@ STRUCTURE_CASES = [
     # TFM402: an append in a loop of the same function.
     ("TFM402", "losses = []\nloss = train_step(x)\nlosses.append(loss)\n", False),
     ("TFM402", "for x in xs:\n    loss = train_step(x)\n    def keep():\n        losses.append(loss)\n", False),
+    ("TFM402", "for x in xs:\n    losses.append(model(x))\nopt.apply_gradients(g)\n", False),
     ("TFM402", "for x in xs:\n    loss = train_step(x)\n    losses.append(loss)\n", True),
+    ("TFM402", "def step(x):\n    return opt.apply_gradients(g)\nfor x in xs:\n    losses.append(step(x))\n", True),
+    ("TFM402", "def step(x):\n    return opt.minimize(f)\nfor x in xs:\n"
+               "    losses.append(strategy.run(step, args=(x,)))\n", True),
+    ("TFM402", "for e in range(9):\n    for x in xs:\n        losses.append(model(x))\n"
+               "    w.assign_sub(g)\n", True),
     ("TFM402", "while True:\n    losses.append(opt.minimize(f))\n", True),
     # TFM404: a predict in a loop, a request/batch handler, or a function called from one.
     ("TFM404", "m = tf.keras.models.load_model('m')\ny = m.predict(x)\n"

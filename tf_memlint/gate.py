@@ -280,12 +280,11 @@ class _Index:
         self.calls: list[ast.Call] = []
         self.defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self.classes: list[ast.ClassDef] = []
-        self.lambdas: list[ast.Lambda] = []
         self.loops: list[ast.stmt] = []
         self.assigns: list[ast.AST] = []
         self.buckets: dict[type, list] = {
             ast.Call: self.calls, ast.FunctionDef: self.defs, ast.AsyncFunctionDef: self.defs,
-            ast.ClassDef: self.classes, ast.Lambda: self.lambdas, ast.For: self.loops,
+            ast.ClassDef: self.classes, ast.For: self.loops,
             ast.AsyncFor: self.loops, ast.While: self.loops, ast.Assign: self.assigns,
             ast.AnnAssign: self.assigns, ast.AugAssign: self.assigns, ast.NamedExpr: self.assigns}
         self._holds: dict[Inside, bool] = {}
@@ -298,7 +297,8 @@ class _Index:
             match = self._matcher(inside.nodes)
             place = inside.place
             if place == ANYWHERE:
-                found = any(map(match, self.calls))  # every ANYWHERE node is a call
+                calls_only = inside.nodes and inside.nodes.isdisjoint({*_KINDS, ITEM_WRITE, NUMPY_NAME})
+                found = any(map(match, self.calls)) if calls_only else self._search([self.facts.tree], match, True)
             elif place == LOOP:
                 found = self._search(self.loops, match)
             elif place == TRAINING_LOOP:
