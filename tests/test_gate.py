@@ -108,7 +108,8 @@ def test_gate_resolves_every_import_spelling():
     assert could_fire(ast.parse("import tensorflow as tf\n@tf.function\ndef f(): pass\n"))
     assert could_fire(ast.parse("from tensorflow import function\n@function\ndef f(): pass\n"))
     assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\ns = tf.Session()\n"), ["TFM201"])
-    assert could_fire(ast.parse("from tensorflow.keras import Model\nclass M(Model): pass\n"), ["TFM101"])
+    assert could_fire(ast.parse("from tensorflow.keras import Model\nclass M(Model):\n"
+                                "    def call(self, x):\n        for i in range(500): pass\n"), ["TFM101"])
     assert not could_fire(ast.parse("import tensorflow as tf\nx = tf.constant(1)\n"), ["TFM101"])
     assert not could_fire(ast.parse("import numpy as np\n@np.function\ndef f(): pass\n"))
     # a name that only looks like a trigger: `function` attribute of something else
@@ -209,3 +210,161 @@ def test_walk_does_not_recurse():
     recorder = _Recorder()
     walk(module, recorder)  # a recursive walk would exhaust the default recursion limit
     assert len(recorder.events) > 6000
+
+
+# Structure (gate.Inside): a rule's trigger is not enough, the code must have the shape the rule
+# needs. Each case: (code, source after `import tensorflow as tf`, could the rule fire there).
+_TF_LOOP = "    for i in range(500):\n        x = x * 2\n    return x\n"
+STRUCTURE_CASES = [
+    # TFM101/102: a loop in a function TensorFlow may trace.
+    ("TFM101", "@tf.function\ndef f(x):\n    return x * 2\nfor i in range(500):\n    f(i)\n", False),
+    ("TFM101", "class M(tf.keras.Model):\n    def fit_all(self, x):\n" + _TF_LOOP.replace("    ", "        "),
+     False),
+    ("TFM101", "m = tf.keras.Model(i, o)\ndef f(x):\n" + _TF_LOOP + "y = f(1)\n", False),
+    ("TFM101", "@tf.function\ndef f(x):\n" + _TF_LOOP, True),
+    ("TFM101", "from tensorflow import function as tff\n@tff(jit_compile=True)\ndef f(x):\n"
+               "    while x < 500:\n        x += 1\n    return x\n", True),
+    ("TFM101", "def f(x):\n" + _TF_LOOP + "g = tf.function(f)\n", True),
+    ("TFM101", "def f(x):\n" + _TF_LOOP + "y = tf.switch_case(i, [g, f])\n", True),
+    ("TFM101", "def f(x):\n" + _TF_LOOP + "y = tf.switch_case(i, {0: f})\n", True),
+    ("TFM101", "def parse(x):\n" + _TF_LOOP + "ds = tf.data.Dataset.range(9).map(parse)\n", True),
+    ("TFM101", "@tf.function\ndef outer(x):\n    def inner(x):\n" + _TF_LOOP.replace("    ", "        ")
+               + "    return inner(x)\n", True),
+    ("TFM101", "class Block(tf.keras.layers.Layer):\n    pass\nclass Net(Block):\n    def call(self, x):\n"
+               + _TF_LOOP.replace("    ", "        "), True),
+    ("TFM101", "from tensorflow.keras import Model as M\nclass Net(M):\n    def train_step(self, x):\n"
+               + _TF_LOOP.replace("    ", "        "), True),
+    ("TFM101", "class T:\n    def __init__(self):\n        self.step = tf.function(self._step)\n"
+               "    def _step(self, x):\n" + _TF_LOOP.replace("    ", "        "), True),
+    # TFM103: global/nonlocal, a mutating method, an item write, in a traced function.
+    ("TFM103", "cache = {}\ncache['a'] = 1\ncache.update(b=2)\n@tf.function\ndef f(x):\n    return x + 1\n",
+     False),
+    ("TFM103", "n = 0\n@tf.function\ndef f(x):\n    global n\n    n = n + 1\n    return x\n", True),
+    ("TFM103", "seen = []\n@tf.function\ndef f(x):\n    seen.append(x)\n    return x\n", True),
+    ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] = x\n    return x\n", True),
+    ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] += x\n    return x\n", True),
+    # TFM104: a call of a name bound to a tf.function, in a loop (hand-written literal calls: silent).
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = g(1, 2)\n", False),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k)\n", False),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\nfor k in range(9):\n    def g():\n"
+               "        f(x, k)\n", False),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\nfor k in range(9):\n    y = f(x, k)\n", True),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k=-0.5)\n", False),
+    ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(1, 2)\nz = f(1, 3)\n", False),
+    ("TFM104", "def h(x, k):\n    return x * k\ng = tf.function(h)\nfor i in range(9):\n    y = g(1, i)\n", True),
+    ("TFM104", "def h(x, k):\n    return x * k\ng = tf.function(jit_compile=True)(h)\nwhile True:\n    y = g(1, 2)\n",
+     True),
+    ("TFM104", "class T:\n    @tf.function\n    def step(self, k):\n        return k\n"
+               "    def run(self):\n        for i in range(9):\n            self.step(i)\n", True),
+    # TFM106: traced code or an embedding call, and an array built by NumPy.
+    ("TFM106", "import numpy as np\nm = tf.keras.Model(i, o)\ny = m(np.zeros(10 ** 7))\n", False),
+    ("TFM106", "import numpy as np\n@tf.function\ndef f(x):\n    return tf.constant(x)\ny = f(np.sum(z))\n", False),
+    ("TFM106", "from numpy import zeros\ns = tf.compat.v1.Session()\nc = tf.constant(zeros(10 ** 7))\n", True),
+    ("TFM106", "import numpy as np\nx = tf.compat.v1.placeholder(tf.float32)\nc = tf.constant(np.zeros(10 ** 7))\n",
+     True),
+    ("TFM106", "import numpy as np\nt = np.zeros(10 ** 7)\n@tf.function\ndef f(i):\n    return tf.gather(t, i)\n",
+     True),
+    ("TFM106", "import numpy as np\nt = np.load('t.npy').astype('float32')\nu = t * 2\n"
+               "@tf.function\ndef f(i):\n    return tf.gather(u, i)\n", True),
+    ("TFM106", "import numpy as np\nt = np.zeros(10 ** 7)\n@tf.function\ndef f(i):\n    global t\n"
+               "    t = i\n    return t\n", True),
+    # the traced function binds x itself (a parameter, a loop target): not the module's array
+    ("TFM106", "import numpy as np\nx = np.zeros(10 ** 7)\n@tf.function\ndef f(x):\n    return x * 2\n"
+               "@tf.function\ndef g(y):\n    for x in y:\n        y += x\n    return y\n", False),
+    # TFM301: a large-tensor builder in a function run once per element.
+    ("TFM301", "def f(row):\n    return row\nz = tf.repeat(x, 16384)\ny = tf.map_fn(f, rows)\n", False),
+    ("TFM301", "def f(row):\n    return tf.repeat(row, 16384)\ny = tf.map_fn(f, rows)\n", True),
+    ("TFM301", "ds = tf.data.Dataset.range(9).map(lambda x: tf.tile(x, [4096]))\n", True),
+    ("TFM301", "def aug(x):\n    return tf.zeros([2048, 2048])\n"
+               "ds = tf.data.Dataset.range(9).map(lambda x, y: (aug(x), y))\n", True),
+    # TFM402: an append in a loop of the same function.
+    ("TFM402", "losses = []\nloss = train_step(x)\nlosses.append(loss)\n", False),
+    ("TFM402", "for x in xs:\n    loss = train_step(x)\n    def keep():\n        losses.append(loss)\n", False),
+    ("TFM402", "for x in xs:\n    losses.append(model(x))\nopt.apply_gradients(g)\n", False),
+    ("TFM402", "for x in xs:\n    loss = train_step(x)\n    losses.append(loss)\n", True),
+    ("TFM402", "def step(x):\n    return opt.apply_gradients(g)\nfor x in xs:\n    losses.append(step(x))\n", True),
+    ("TFM402", "def step(x):\n    return opt.minimize(f)\nfor x in xs:\n"
+               "    losses.append(strategy.run(step, args=(x,)))\n", True),
+    ("TFM402", "for e in range(9):\n    for x in xs:\n        losses.append(model(x))\n"
+               "    w.assign_sub(g)\n", True),
+    ("TFM402", "while True:\n    losses.append(opt.minimize(f))\n", True),
+    # TFM404: a predict in a loop, a request/batch handler, or a function called from one.
+    ("TFM404", "m = tf.keras.models.load_model('m')\ny = m.predict(x)\n"
+               "def score(x):\n    return m.predict(x)\n", False),
+    ("TFM404", "m = tf.keras.models.load_model('m')\nfor x in xs:\n    y = m.predict(x)\n", True),
+    ("TFM404", "m = tf.keras.models.load_model('m')\ndef score(x):\n    return m.predict(x)\n"
+               "def run(xs):\n    return score(xs)\nfor x in xs:\n    run(x)\n", True),
+    ("TFM404", "class Agent:\n    def __init__(self):\n        self.m = tf.keras.models.load_model('m')\n"
+               "    def act(self, s):\n        return self.m.predict(s)\nfor s in states:\n    agent.act(s)\n", True),
+    ("TFM404", "class Agent:\n    def __init__(self, s):\n        self.q = M.predict(s)\n"
+               "m = tf.keras.Sequential()\nwhile True:\n    Agent(s)\n", True),
+    ("TFM404", "m = tf.keras.models.load_model('m')\n@app.route('/predict')\ndef serve():\n"
+               "    return m.predict(x)\n", True),
+    ("TFM404", "m = tf.keras.models.load_model('m')\n@app.post('/predict')\ndef serve():\n"
+               "    return helper()\ndef helper():\n    return m.predict(x)\n", True),
+    ("TFM404", "class Cb(tf.keras.callbacks.Callback):\n    def on_train_batch_end(self, batch, logs=None):\n"
+               "        self.model.predict(x)\nm = tf.keras.Sequential()\n", True),
+    ("TFM404", "m = tf.keras.models.load_model('m')\ndef view(request):\n    return m.predict(x)\n", True),
+    ("TFM404", "m = tf.keras.models.load_model('m')\nclass S(pb2_grpc.ModelServicer):\n"
+               "    def Predict(self, req, ctx):\n        return m.predict(x)\n", True),
+    # TFM405/406: fit/evaluate/compile in a loop.
+    ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
+    ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),
+    ("TFM406", "m = tf.keras.Sequential()\nm.compile('adam', 'mse')\nfor e in range(9):\n    m.fit(x, y)\n", False),
+    ("TFM406", "m = tf.keras.Sequential()\nfor e in range(99):\n    m.compile('adam', 'mse')\n", True),
+]
+
+
+@pytest.mark.parametrize("code, body, fires", STRUCTURE_CASES,
+                         ids=[f"{c[0]}-{i}-{'passes' if c[2] else 'skipped'}" for i, c in enumerate(STRUCTURE_CASES)])
+def test_structure_decides_beside_the_triggers(code, body, fires):
+    """A file with the rule's trigger but not its structure is skipped; each kind of place
+    where the rule can fire passes."""
+    source = "import tensorflow as tf\n" + body
+    tree = ast.parse(source)
+    assert could_fire(tree, [code]) is fires, gate_reason(tree, [code])
+    if fires:
+        assert may_have_trigger(source.encode(), [code])
+        assert lint_source(source, [code]) == lint_source(source, [code], gate=False)
+
+
+def test_skipped_structure_cases_have_the_trigger():
+    """The "skipped" cases above are skipped for their structure, not for a missing trigger."""
+    for code, body, fires in STRUCTURE_CASES:
+        if fires:
+            continue
+        rule = all_rules()[code]
+        unstructured = type("Unstructured", (rule,), {"structure": None})
+        assert gate.rule_structure(unstructured) is None
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(rule, "structure", None)
+            patch.setattr(gate, "_TRIGGER_CACHE", {})
+            assert could_fire(ast.parse("import tensorflow as tf\n" + body), [code]), (code, body)
+
+
+def test_every_tracing_call_makes_a_traced_place():
+    """The traced place is built from facts.tracing's constants: each tracing call, each Dataset
+    method that traces, each Keras-traced method name."""
+    from tf_memlint.facts.tracing import DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, TRACING_CALLS
+
+    for name in TRACING_CALLS:
+        call = "tf." + name[len("tensorflow."):]
+        source = f"import tensorflow as tf\ndef f(x):\n{_TF_LOOP}y = {call}(f, x)\n"
+        assert could_fire(ast.parse(source), ["TFM101"]), name
+    for method in DATASET_TRACING_METHODS:
+        source = f"import tensorflow as tf\ndef f(x):\n{_TF_LOOP}y = tf.data.Dataset.range(9).{method}(f)\n"
+        assert could_fire(ast.parse(source), ["TFM101"]), method
+    for method in KERAS_TRACED_METHODS:
+        source = f"import tensorflow as tf\nclass L(tf.keras.layers.Layer):\n    def {method}(self, x):\n" \
+                 + _TF_LOOP.replace("    ", "        ")
+        assert could_fire(ast.parse(source), ["TFM101"]), method
+
+
+def test_gate_decides_per_rule():
+    """One rule's trigger and another rule's structure do not add up to a pass."""
+    source = ("import tensorflow as tf\n@tf.function\ndef f(x):\n    return x\n"  # TFM101's trigger
+              "m = tf.keras.Sequential()\nfor e in range(99):\n    m.compile('adam', 'mse')\n")
+    tree = ast.parse(source)
+    assert not could_fire(tree, ["TFM101"])
+    assert could_fire(tree, ["TFM406"])
+    assert could_fire(tree, ["TFM101", "TFM406"])

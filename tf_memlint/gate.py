@@ -17,8 +17,32 @@ fact module reaches the gate too; nothing here restates a rule's predicate. Trig
 
 A rule that declares none (``triggers = None``) runs on every module importing TensorFlow.
 
+Beside its triggers a rule may declare a *structure* (``Rule.structure``): where in the module a
+node must be for the rule to be able to fire, as ``Inside(place, nodes)`` conditions (``a | b``:
+either may hold, ``a & b``: both must). A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
+TensorFlow-heavy file; a Python loop inside a function TensorFlow may trace is not. The places are
+over-approximations, on the stdlib ast, of what the fact modules decide on the LibCST tree, built
+from the same constants (see ``_Index``):
+
+    TRACED    in a def or lambda TensorFlow may trace (facts/tracing.py ``is_traced_def``), or
+              nested in one
+    MAPPED    in a function tf.map_fn / Dataset.map may run once per element (``is_mapped``)
+    LOOP      in a ``for``/``while`` of the same function (``context.open_loops``)
+    TRAINING_LOOP  in such a loop that may take optimisation steps (keras.loop_is_training: a
+              training method, ``strategy.run``, a call of a def of the module)
+    REPEATED  LOOP, a def that may run once per event (facts/events.py ``repetition``), or a def
+              a call there may run, followed through calls (checks/reach.py)
+    ANYWHERE  anywhere in the module
+
+and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
+``".append"`` (a call of that method), a canonical name (a call of it), ``ITEM_WRITE``
+(``x[k] = v``, ``x[k] += v``), ``TF_FUNCTION_CALL`` (a call of a name bound to a tf.function), ``NUMPY_ARRAY`` (a call of a
+NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
+one, used in a function that does not bind it); no nodes: the place exists at all.
+
 The tests are, cheapest first: ``may_import_tf`` and ``may_have_trigger`` on the bytes, then
-``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin).
+``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin):
+some enabled rule has a trigger in the module and its structure there.
 """
 
 from __future__ import annotations
@@ -28,6 +52,12 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Iterable
 
+from tf_memlint.context import NUMPY_ARRAY_FACTORIES
+from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
+from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,
+                                   TRAINING_STEP_METHODS)
+from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
+                                     TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import all_rules
 
@@ -49,9 +79,10 @@ _COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.Fo
 
 
 class ModuleFacts:
-    """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names."""
+    """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names, and
+    where things are (``holds``)."""
 
-    __slots__ = ("aliases", "tree", "_attrs", "_attribute_nodes", "_identifiers")
+    __slots__ = ("aliases", "tree", "_attrs", "_attribute_nodes", "_identifiers", "_index")
 
     def __init__(self, tree: ast.AST) -> None:
         self.tree = tree
@@ -59,6 +90,7 @@ class ModuleFacts:
         self._attrs: set[str] | None = None
         self._identifiers: set[str] = set()
         self._attribute_nodes: list[ast.Attribute] = []
+        self._index: _Index | None = None
         self._collect_imports(getattr(tree, "body", ()))
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
@@ -98,6 +130,8 @@ class ModuleFacts:
         attrs: set[str] = set()
         identifiers = self._identifiers
         nodes = self._attribute_nodes
+        index = self._index = _Index(self)
+        buckets = index.buckets
         attribute, name = ast.Attribute, ast.Name
         for node in ast.walk(self.tree):
             kind = type(node)
@@ -106,6 +140,10 @@ class ModuleFacts:
                 nodes.append(node)
             elif kind is name:
                 identifiers.add(node.id)
+            else:
+                bucket = buckets.get(kind)
+                if bucket is not None:
+                    bucket.append(node)
         identifiers |= attrs
         for module in self.aliases.values():  # what the imports bind, under any local name
             identifiers.update(module.split("."))
@@ -126,6 +164,20 @@ class ModuleFacts:
             self._walk()
         return self._attrs  # type: ignore[return-value]
 
+    def qualified(self, expr: ast.AST) -> str | None:
+        """The canonical TF/Keras name of a ``a.b.c`` chain, as ``TFContext.qualified_name``."""
+        parts = []
+        while type(expr) is ast.Attribute:
+            parts.append(expr.attr)  # type: ignore[attr-defined]
+            expr = expr.value  # type: ignore[attr-defined]
+        if type(expr) is not ast.Name:
+            return None
+        module = self.aliases.get(expr.id)  # type: ignore[attr-defined]
+        if module is None:
+            return None
+        parts.append(module)
+        return canonical(".".join(reversed(parts)))
+
     def names(self, lasts: set[str]) -> set[str]:
         """Canonical TF/Keras names the module refers to: every import alias, and every
         ``a.b.c`` chain ending in one of ``lasts``, resolved as ``TFContext.qualified_name``
@@ -134,23 +186,402 @@ class ModuleFacts:
         if self._attrs is None:
             self._walk()
         for node in self._attribute_nodes:
-            if node.attr not in lasts:
-                continue
-            parts = [node.attr]
-            expr = node.value
-            while type(expr) is ast.Attribute:
-                parts.append(expr.attr)
-                expr = expr.value
-            if type(expr) is not ast.Name:
-                continue
-            module = self.aliases.get(expr.id)
-            if module is None:
-                continue
-            parts.append(module)
-            name = canonical(".".join(reversed(parts)))
-            if name is not None:
-                found.add(name)
+            if node.attr in lasts:
+                name = self.qualified(node)
+                if name is not None:
+                    found.add(name)
         return found
+
+    def holds(self, inside: Inside) -> bool:
+        """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring)."""
+        if self._attrs is None:
+            self._walk()
+        return self._index.holds(inside)  # type: ignore[union-attr]
+
+
+# Structure (see the module docstring) ---------------------------------------------------------
+TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE = (
+    "traced", "mapped", "loop", "training loop", "repeated", "anywhere")
+ITEM_WRITE = "x[k] = v"
+TF_FUNCTION_CALL = "a call of a tf.function"
+NUMPY_ARRAY = "a NumPy array factory call"
+NUMPY_NAME = "a name bound to a NumPy array"
+_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
+_KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.Global,),
+          "Nonlocal": (ast.Nonlocal,)}
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+class _Structure:
+    """``a | b``: either may hold; ``a & b``: both must."""
+
+    def __or__(self, other: _Structure) -> _Structure:
+        return AnyOf((self, other))
+
+    def __and__(self, other: _Structure) -> _Structure:
+        return AllOf((self, other))
+
+
+@dataclasses.dataclass(frozen=True)
+class Inside(_Structure):
+    """A rule's structure: a node of ``nodes`` in ``place``; no nodes: the place exists at all."""
+
+    place: str
+    nodes: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", frozenset(self.nodes))
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return facts.holds(self)
+
+    def __str__(self) -> str:
+        return f"{' | '.join(sorted(self.nodes)) or 'code'} {self.place}"
+
+
+@dataclasses.dataclass(frozen=True)
+class AnyOf(_Structure):
+    parts: tuple[_Structure, ...]
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return any(part.holds(facts) for part in self.parts)  # type: ignore[attr-defined]
+
+    def __str__(self) -> str:
+        return "(" + " or ".join(map(str, self.parts)) + ")"
+
+
+@dataclasses.dataclass(frozen=True)
+class AllOf(_Structure):
+    parts: tuple[_Structure, ...]
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return all(part.holds(facts) for part in self.parts)  # type: ignore[attr-defined]
+
+    def __str__(self) -> str:
+        return "(" + " and ".join(map(str, self.parts)) + ")"
+
+
+def rule_structure(rule: type[Rule]) -> _Structure | None:
+    """The rule's structure, or None: wherever its triggers occur."""
+    return getattr(rule, "structure", None)
+
+
+class _Index:
+    """The nodes the places are made of, bucketed by ``ModuleFacts._walk``, and the places.
+
+    Each place over-approximates a fact module's decision, from its constants: a place that
+    misses code where a rule can fire would lose findings; one too large only costs a parse."""
+
+    def __init__(self, facts: ModuleFacts) -> None:
+        self.facts = facts
+        self.calls: list[ast.Call] = []
+        self.defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        self.classes: list[ast.ClassDef] = []
+        self.loops: list[ast.stmt] = []
+        self.assigns: list[ast.AST] = []
+        self.buckets: dict[type, list] = {
+            ast.Call: self.calls, ast.FunctionDef: self.defs, ast.AsyncFunctionDef: self.defs,
+            ast.ClassDef: self.classes, ast.For: self.loops,
+            ast.AsyncFor: self.loops, ast.While: self.loops, ast.Assign: self.assigns,
+            ast.AnnAssign: self.assigns, ast.AugAssign: self.assigns, ast.NamedExpr: self.assigns}
+        self._holds: dict[Inside, bool] = {}
+        self._tf_function_names: set[str] | None = None
+        self._def_names: set[str] | None = None
+
+    def holds(self, inside: Inside) -> bool:
+        found = self._holds.get(inside)
+        if found is None:
+            match = self._matcher(inside.nodes)
+            place = inside.place
+            if place == ANYWHERE:
+                calls_only = inside.nodes and inside.nodes.isdisjoint({*_KINDS, ITEM_WRITE, NUMPY_NAME})
+                found = any(map(match, self.calls)) if calls_only else self._search([self.facts.tree], match, True)
+            elif place == LOOP:
+                found = self._search(self.loops, match)
+            elif place == TRAINING_LOOP:
+                training = self._training_call
+                found = self._search([loop for loop in self.loops if self._search([loop], training)], match)
+            elif place == REPEATED:
+                found = self._search(self.loops + self._repeated_defs(), match, follow_calls=True)
+            else:
+                roots = self._traced_roots() if place == TRACED else self._mapped_roots()
+                found = self._search(roots, match, into_functions=True) or (
+                    NUMPY_NAME in inside.nodes and self._captures(roots, self._numpy_names()))
+            self._holds[inside] = found
+        return found
+
+    def _matcher(self, nodes: frozenset[str]):
+        if not nodes:
+            return lambda node: True
+        kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
+        methods = {n[1:] for n in nodes if n.startswith(".")}
+        names = {n for n in nodes if "." in n and n[0] != "." and n not in _SPECIAL}
+        item_write = ITEM_WRITE in nodes
+        numpy = NUMPY_ARRAY in nodes
+        bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
+        qualified = self.facts.qualified
+
+        def match(node: ast.AST) -> bool:
+            kind = type(node)
+            if kind is ast.Call:
+                func = node.func  # type: ignore[attr-defined]
+                callee = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+                if callee in methods and type(func) is ast.Attribute:
+                    return True
+                if callee in bound:  # f(...), self.f(...)
+                    return True
+                return (bool(names) and qualified(func) in names) or (numpy and self._numpy_array(func))
+            if item_write:
+                if kind is ast.Assign:
+                    if any(type(t) is ast.Subscript for t in node.targets):  # type: ignore[attr-defined]
+                        return True
+                elif kind is ast.AugAssign or kind is ast.AnnAssign:
+                    if type(node.target) is ast.Subscript:  # type: ignore[attr-defined]
+                        return True
+            return bool(kinds) and isinstance(node, kinds)
+        return match
+
+    def _search(self, roots: list, match, into_functions: bool = False, follow_calls: bool = False) -> bool:
+        """A node ``match`` accepts under one of ``roots``; nested defs and lambdas only with
+        ``into_functions`` (they run at another time); with ``follow_calls``, the defs a call
+        under the roots may run too (``FunctionFacts.resolve``: a def of that name, the
+        ``__init__`` of a class of that name; a method of that name for ``x.name()``)."""
+        stack = list(roots)
+        followed: set[int] = set()
+        callees = self._callees() if follow_calls else None
+        while stack:
+            node = stack.pop()
+            if match(node):
+                return True
+            if callees is not None and type(node) is ast.Call:
+                func = node.func  # type: ignore[attr-defined]
+                name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                for callee in callees.get(name, ()):
+                    if id(callee) not in followed:
+                        followed.add(id(callee))
+                        stack.append(callee)
+            for child in ast.iter_child_nodes(node):
+                if into_functions or not isinstance(child, _FUNCTIONS):
+                    stack.append(child)
+        return False
+
+    def _numpy_array(self, func: ast.AST) -> bool:
+        """``np.zeros``, ``numpy.random.rand``, ``zeros`` from numpy: a NumPy function that
+        builds an array (``TFContext.is_numpy_call``)."""
+        last = func.attr if type(func) is ast.Attribute else None  # type: ignore[attr-defined]
+        while type(func) is ast.Attribute:
+            func = func.value  # type: ignore[attr-defined]
+        module = self.facts.aliases.get(func.id) if type(func) is ast.Name else None  # type: ignore[attr-defined]
+        if module is None or not (module == "numpy" or module.startswith("numpy.")):
+            return False
+        return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
+
+    def _captures(self, roots: list, names: set[str]) -> bool:
+        """A function under ``roots`` (nested ones too) uses a name of ``names`` that it does not
+        bind itself (TFM106's capture: ``context.binding`` finds it in an outer scope). Bound:
+        a parameter, an assignment, loop, with or comprehension target (``scopes.collect``), not
+        declared global. Every other identifier LibCST holds as a Name counts as a use."""
+        seen: set[int] = set()
+        for function in (n for root in roots for n in ast.walk(root) if isinstance(n, _FUNCTIONS)):
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            arguments = function.args
+            bound = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                     arguments.vararg, arguments.kwarg] if a is not None}
+            bound.update(n.id for n in _own_nodes(function, ast.ClassDef)
+                         if type(n) is ast.Name and type(n.ctx) is ast.Store)  # type: ignore[attr-defined]
+            used = list(_own_nodes(function))
+            bound.difference_update(name for n in used if type(n) is ast.Global for name in n.names)  # type: ignore[attr-defined]
+            outer = names - bound
+            if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used):
+                return True
+        return False
+
+    def _numpy_names(self) -> set[str]:
+        """Names an assignment may bind to a NumPy array (ArrayFacts.is_ndarray follows a name
+        to its value): a value holding a NumPy array call, or such a name."""
+        found: set[str] = set()
+        candidates = []
+        for node in self.assigns:
+            value = getattr(node, "value", None)
+            if value is not None and type(node) is not ast.NamedExpr:
+                targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                candidates.append(([n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name],
+                                   list(ast.walk(value))))
+        numpy = self._matcher(frozenset({NUMPY_ARRAY}))
+        changed = True
+        while changed:
+            changed = False
+            for names, parts in candidates:
+                if not found.issuperset(names) and any(
+                        numpy(n) or (type(n) is ast.Name and n.id in found) for n in parts):  # type: ignore[attr-defined]
+                    found.update(names)
+                    changed = True
+        return found
+
+    def _training_call(self, node: ast.AST) -> bool:
+        """A call that may take an optimisation step (KerasFacts.is_training_call)."""
+        if type(node) is not ast.Call:
+            return False
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute:
+            method = func.attr
+            return method in TRAINING_STEP_METHODS or method in (MINIMIZE, DISTRIBUTED_RUN) \
+                or TRAIN_STEP_WORD in method
+        if type(func) is ast.Name:
+            if self._def_names is None:
+                self._def_names = {d.name for d in self.defs}
+            return TRAIN_STEP_WORD in func.id or func.id in self._def_names
+        return False
+
+    def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """``@tf.function`` / ``@tf.function(...)`` (tracing.tf_function_decorator)."""
+        return any(self.facts.qualified(d.func if type(d) is ast.Call else d) == TF_FUNCTION
+                   for d in node.decorator_list)
+
+    def tf_function_names(self) -> set[str]:
+        """Names a tf.function may be called by (tracing.tf_function_target): decorated defs,
+        and the targets of ``g = tf.function(f)`` / ``g = tf.function(...)(f)``."""
+        if self._tf_function_names is None:
+            names = {d.name for d in self.defs if self._decorated(d)}
+            qualified = self.facts.qualified
+            for node in self.assigns:
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is ast.Call and (qualified(value.func) == TF_FUNCTION or (
+                        type(value.func) is ast.Call and qualified(value.func.func) == TF_FUNCTION)):
+                    targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                    names.update(n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name)
+            self._tf_function_names = names
+        return self._tf_function_names
+
+    def _traced_roots(self) -> list[ast.AST]:
+        """Defs and lambdas TensorFlow may trace (tracing.is_traced_def / is_traced_lambda): the
+        decorated ones, those passed to a tracing call or a Dataset method that traces (on any
+        receiver), Keras-traced methods of a class that may derive from a Keras base class."""
+        names: set[str] = set()
+        roots: list[ast.AST] = []
+        qualified = self.facts.qualified
+        for call in self.calls:
+            func = call.func
+            if (type(func) is ast.Attribute and func.attr in DATASET_TRACING_METHODS) \
+                    or qualified(func) in TRACING_CALLS:
+                for value in _function_arguments(call):
+                    if type(value) is ast.Lambda:
+                        roots.append(value)
+                    elif type(value) is ast.Name:
+                        names.add(value.id)
+                    elif type(value) is ast.Attribute:
+                        names.add(value.attr)
+        roots.extend(d for d in self.defs if d.name in names or self._decorated(d))
+        layers = self._layer_classes()
+        for cls in self.classes:
+            if cls.name in layers:
+                roots.extend(n for n in ast.walk(cls) if isinstance(n, _DEFS) and n.name in KERAS_TRACED_METHODS)
+        return roots
+
+    def _layer_classes(self) -> set[str]:
+        """Classes deriving from a Keras base class, directly or through a class of the module
+        (KerasFacts.layer_classes: the same fixed point)."""
+        found: set[str] = set()
+        qualified = self.facts.qualified
+        changed = True
+        while changed:
+            changed = False
+            for cls in self.classes:
+                if cls.name not in found and any(
+                        qualified(base) in KERAS_BASE_CLASSES or (type(base) is ast.Name and base.id in found)
+                        for base in cls.bases):
+                    found.add(cls.name)
+                    changed = True
+        return found
+
+    def _mapped_roots(self) -> list[ast.AST]:
+        """Functions tf.map_fn or a ``.map`` may run per element (tracing.is_mapped): lambdas and
+        names in their arguments (a lambda's callees too)."""
+        names: set[str] = set()
+        roots: list[ast.AST] = []
+        for call in self.calls:
+            func = call.func
+            if (type(func) is ast.Attribute and func.attr in DATASET_MAP_METHODS) \
+                    or self.facts.qualified(func) == MAP_FN:
+                for arg in [*call.args, *(k.value for k in call.keywords)]:
+                    for node in ast.walk(arg):
+                        if type(node) is ast.Lambda:
+                            roots.append(node)
+                        elif type(node) is ast.Name:
+                            names.add(node.id)
+                        elif type(node) is ast.Attribute:
+                            names.add(node.attr)
+        return roots + [d for d in self.defs if d.name in names]
+
+    def _repeated_defs(self) -> list[ast.AST]:
+        """Defs that may run once per event (events.repetition): a route decorator, an HTTP,
+        batch or epoch hook name, a ``request`` parameter, a method of a gRPC servicer."""
+        hooks = HTTP_METHODS | BATCH_HOOKS | EPOCH_HOOKS
+        found: list[ast.AST] = []
+        for node in self.defs:
+            arguments = node.args
+            if node.name in hooks or any(
+                    type(d) is ast.Call and type(d.func) is ast.Attribute and d.func.attr in ROUTE_DECORATORS
+                    for d in node.decorator_list) or any(
+                    a.arg == "request" for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):
+                found.append(node)
+        for cls in self.classes:
+            if any((b.attr if type(b) is ast.Attribute else getattr(b, "id", "")).endswith("Servicer")
+                   for b in cls.bases):
+                found.extend(n for n in cls.body if isinstance(n, _DEFS))
+        return found
+
+    def _callees(self) -> dict[str, list[ast.AST]]:
+        """Name -> the defs a call of that name (``f()``, ``x.f()``) may run: defs of that name,
+        the ``__init__`` of classes of that name."""
+        callees: dict[str, list[ast.AST]] = {}
+        for node in self.defs:
+            callees.setdefault(node.name, []).append(node)
+        for cls in self.classes:
+            callees.setdefault(cls.name, []).extend(
+                n for n in cls.body if isinstance(n, _DEFS) and n.name == "__init__")
+        return callees
+
+
+
+def _own_nodes(function: ast.AST, *skipped: type):
+    """The nodes of ``function`` (decorators and defaults included), not those of the defs and
+    lambdas nested in it, nor of ``skipped`` kinds."""
+    stack = [function]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in ast.iter_child_nodes(node)
+                     if not isinstance(child, (*_FUNCTIONS, *skipped)))
+
+
+def _identifiers(node: ast.AST):
+    """The identifiers of ``node`` LibCST holds as ``Name`` nodes and a rule may resolve (``x``,
+    ``global x``, the name of a def or class, ``except E as x``, an import; not a parameter:
+    bound where it is)."""
+    for field in ("id", "name", "names", "asname", "rest"):
+        value = getattr(node, field, None)
+        if type(value) is str:
+            yield from value.split(".")
+        elif type(value) is list:
+            yield from (part for v in value if type(v) is str for part in v.split("."))
+
+
+def _function_arguments(call: ast.Call):
+    """The function arguments of a tracing call, as TracingFacts._function_arguments reads them:
+    each argument, the elements of a list or tuple, the values of a dict."""
+    for value in [*call.args, *(k.value for k in call.keywords)]:
+        if type(value) is ast.Starred:
+            value = value.value
+        if type(value) in (ast.List, ast.Tuple):
+            yield from (e.value if type(e) is ast.Starred else e for e in value.elts)
+        elif type(value) is ast.Dict:
+            yield from value.values
+        else:
+            yield value
 
 
 def gate_triggers(codes: Iterable[str] | None = None) -> frozenset[str]:
@@ -163,35 +594,36 @@ def gate_triggers(codes: Iterable[str] | None = None) -> frozenset[str]:
     return frozenset(triggers)
 
 
-_TRIGGER_CACHE: dict[tuple[str, ...], "_Triggers"] = {}
+_TRIGGER_CACHE: dict[tuple[str, ...], "_Gate"] = {}
 
 
 @dataclasses.dataclass(frozen=True)
-class _Triggers:
-    always: bool
-    attributes: frozenset[str]  # ".attr" triggers, without the dot
-    names: tuple[str, ...]  # canonical-name and "~substring" triggers
+class _Gate:
+    # (triggers, structure) of the enabled rules, each pair once, those without structure first;
+    # a rule's triggers cheapest first (attributes, then names, then conjunctions)
+    checks: tuple[tuple[tuple[str, ...], _Structure | None], ...]
     lasts: frozenset[str]  # the last part of every name atom (single or in a conjunction)
-    conjunctions: tuple[tuple[str, ...], ...]  # "a&b" triggers, split
     text: Any  # bytes regex search for any trigger word, or None
+    always: bool  # some enabled rule triggers on every module
 
 
-def _split_triggers(codes: Iterable[str] | None) -> _Triggers:
+def _split_triggers(codes: Iterable[str] | None) -> _Gate:
     key = tuple(codes) if codes is not None else ("<all>",)
     cached = _TRIGGER_CACHE.get(key)
     if cached is None:
+        registry = all_rules()
+        wanted = [registry[c] for c in (registry if codes is None else codes) if c in registry]
+        checks = {(tuple(sorted(rule_triggers(rule), key=lambda t: ("&" in t, t[0] != ".", t))),
+                   rule_structure(rule)) for rule in wanted}
         triggers = gate_triggers(codes)
-        single = [t for t in triggers if "&" not in t and t != ALWAYS]
-        conjunctions = tuple(tuple(t.split("&")) for t in triggers if "&" in t)
-        atoms = single + [atom for conj in conjunctions for atom in conj]
-        names = tuple(t for t in single if t[0] != ".")  # canonical names and "~substring"s
+        atoms = [atom for t in triggers if t != ALWAYS for atom in t.split("&")]
         lasts = frozenset(t.rsplit(".", 1)[-1] for t in atoms if t[0] not in ".~")
         # Every trigger leaves a word in the text: its attribute name, the last part of its name
         # (canonical() rewrites only prefixes), its substring. A text without any cannot fire.
         words = sorted({t.lstrip(".~").rsplit(".", 1)[-1] for t in atoms}, key=len, reverse=True)
         text = re.compile(b"|".join(re.escape(w.encode()) for w in words)).search if words else None
-        cached = _Triggers(ALWAYS in triggers, frozenset(t[1:] for t in single if t.startswith(".")),
-                           names, lasts, conjunctions, text)
+        cached = _Gate(tuple(sorted(checks, key=lambda c: (c[1] is not None, repr(c)))), lasts, text,
+                       ALWAYS in triggers)
         _TRIGGER_CACHE[key] = cached
     return cached
 
@@ -206,22 +638,20 @@ def could_fire(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) 
     """False only when no enabled rule can fire in the module: a sound over-approximation.
 
     That is when the module imports no public TensorFlow/Keras module (then ``TFContext``
-    resolves no name and no rule fires), or when it contains no trigger of any enabled rule.
+    resolves no name and no rule fires), or when no enabled rule has both a trigger in it and
+    its structure there.
     """
     return gate_reason(tree, codes) is not None
 
 
 def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) -> str | None:
-    """Why the gate lets the module through (the trigger found), or None when it stops it."""
+    """Why the gate lets the module through (the trigger found, and the structure), or None
+    when it stops it."""
     facts = tree if isinstance(tree, ModuleFacts) else ModuleFacts(tree)
     if not facts.imports_tf():
         return None
-    triggers = _split_triggers(codes)
-    if triggers.always:
-        return ALWAYS
-    found = triggers.attributes & facts.attributes
-    if found:
-        return "." + min(found)
+    gate = _split_triggers(codes)
+    found: dict[str, bool] = {}
     names: set[str] | None = None
 
     def matches(atom: str) -> bool:
@@ -231,15 +661,23 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
         if atom.startswith("~"):
             return any(atom[1:] in word for word in facts.identifiers)
         if names is None:
-            names = facts.names(set(triggers.lasts))
+            names = facts.names(set(gate.lasts))
         return any(name == atom or name.startswith(atom + ".") for name in names)
 
-    for trigger in triggers.names:
-        if matches(trigger):
+    def occurs(trigger: str) -> bool:
+        hit = found.get(trigger)
+        if hit is None:
+            hit = found[trigger] = trigger == ALWAYS or all(matches(atom) for atom in trigger.split("&"))
+        return hit
+
+    for triggers, structure in gate.checks:
+        trigger = next((t for t in triggers if occurs(t)), None)
+        if trigger is None:
+            continue
+        if structure is None:
             return trigger
-    for conjunction in triggers.conjunctions:
-        if all(matches(atom) for atom in conjunction):
-            return "&".join(conjunction)
+        if structure.holds(facts):  # type: ignore[attr-defined]
+            return f"{trigger}, {structure}"
     return None
 
 

@@ -19,7 +19,8 @@ Hook order, for every node of the module in source order (``engine._BatchedWalk`
    still sees its own frame.
 
 ``leave_Module`` runs after the whole module: the place for findings that need every call seen.
-A rule declares its gate ``triggers`` (see gate.py) from the constants of the facts it uses.
+A rule declares its gate ``triggers`` and ``structure`` (see gate.py) from the constants of the
+facts it uses.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ class Rule:
     # must over-approximate: build it from the constants of the facts the rule relies on.
     # None: the rule runs on every module that imports TensorFlow (always safe, slower).
     triggers: ClassVar["frozenset[str] | None"] = None
+    # Where in the module the rule can fire, beside its triggers (gate.py): ``Inside(place,
+    # nodes)`` or a tuple of them, any of which may hold; it must over-approximate too (a loop in
+    # a traced function for TFM101). None: wherever the triggers occur.
+    structure: ClassVar[Any] = None
     # The rule follows calls into other modules of the linted project (checks/reach.py asks the
     # function summaries): the command builds the project's tables (project.py) only when an
     # enabled rule says so, since building them means reading every file given.

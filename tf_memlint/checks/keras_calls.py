@@ -6,6 +6,7 @@ import libcst as cst
 
 from tf_memlint.context import AT_POINT
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
+from tf_memlint.gate import LOOP, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of, dotted_name, int_literal, target_names
 
@@ -133,6 +134,7 @@ class FitPerStep(Rule):
     summary = "Keras fit()/evaluate() called on one sample or batch per loop iteration: use train_on_batch"
     triggers = frozenset("." + method + "&" + build for method in _PER_STEP_METHODS
                          for build in MODEL_BUILD_TRIGGERS)
+    structure = Inside(LOOP, {"." + method for method in _PER_STEP_METHODS})
     options = {
         "fit_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),
@@ -197,6 +199,7 @@ class CompileInLoop(Rule):
     name = "compile-in-loop"
     summary = "Keras compile() called in a loop on the same model: every call retraces the train function"
     triggers = frozenset(".compile&" + build for build in MODEL_BUILD_TRIGGERS)
+    structure = Inside(LOOP, {".compile"})
     options = {
         "compile_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),

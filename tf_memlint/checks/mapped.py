@@ -5,6 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.context import TRACED_SCOPE
+from tf_memlint.gate import MAPPED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
 
@@ -49,6 +50,7 @@ class LargeIntermediateInMapBody(Rule):
     name = "large-intermediate-in-map-body"
     summary = "function mapped by tf.map_fn / Dataset.map builds a tensor much larger than its input"
     triggers = TRACED_SCOPE  # a mapped function is a traced one
+    structure = Inside(MAPPED, _BUILDERS)
     options = {
         "min_repeat_factor": (MIN_FACTOR, "smallest literal repeat/tile factor that counts as large"),
         "min_literal_elements": (

@@ -9,6 +9,8 @@ import libcst as cst
 from tf_memlint.context import TRACED_SCOPE
 from tf_memlint.facts.arrays import NUMPY_FILE_READERS, NUMPY_SHAPED_FACTORIES
 from tf_memlint.facts.sessions import TF1_GRAPH_CALLS
+from tf_memlint.gate import (ANYWHERE, ITEM_WRITE, LOOP, NUMPY_ARRAY, NUMPY_NAME, TF_FUNCTION_CALL, TRACED,
+                             Inside)
 from tf_memlint.syntax import Kind, code_of, target_names
 from tf_memlint.rule import Rule, register
 from tf_memlint.walk import walk
@@ -53,6 +55,7 @@ class PythonLoopInTfFunction(Rule):
     name = "python-loop-in-tf-function"
     summary = "Python loop with a large static bound in a traced function is unrolled into the graph"
     triggers = TRACED_SCOPE
+    structure = Inside(TRACED, {"For", "While"})  # a loop of a traced function
     options = _UNROLL_OPTION
 
     def visit_For(self, node: cst.For) -> None:
@@ -100,6 +103,7 @@ class TensorListAppendInTracedLoop(Rule):
     name = "tensor-list-append-in-traced-loop"
     summary = "tensors appended to a Python list in a loop of a traced function"
     triggers = TRACED_SCOPE
+    structure = Inside(TRACED, {"For", "While"})  # a loop of a traced function
     options = _UNROLL_OPTION
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -217,6 +221,8 @@ class PythonStateInTracedFunction(Rule):
     name = "python-state-in-traced-function"
     summary = "global/nonlocal writes or outer Python containers mutated inside a traced function"
     triggers = TRACED_SCOPE
+    # global/nonlocal, a mutating method, an item write, in a traced function
+    structure = Inside(TRACED, {"Global", "Nonlocal", ITEM_WRITE} | {"." + m for m in _MUTATING_METHODS})
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
@@ -358,6 +364,7 @@ class RetraceOnPythonValue(Rule):
     name = "retrace-on-python-value"
     summary = "tf.function called with a Python number that changes per call retraces every time"
     triggers = TRACED_SCOPE  # calls of a tf.function
+    structure = Inside(LOOP, {TF_FUNCTION_CALL})  # in a loop: a number that changes per iteration
     options = {
         "min_distinct_values": (
             MIN_DISTINCT_VALUES,
@@ -412,6 +419,7 @@ class RetraceOnChangingShape(Rule):
     name = "retrace-on-changing-shape"
     summary = "tf.function called in a loop with a tensor whose shape changes per call retraces every time"
     triggers = TRACED_SCOPE  # calls of a tf.function
+    structure = Inside(LOOP, {TF_FUNCTION_CALL})  # in a loop
     options = {
         "min_distinct_shapes": (
             MIN_DISTINCT_VALUES,
@@ -589,6 +597,9 @@ class LargeConstantInGraph(Rule):
     name = "large-constant-in-graph"
     summary = "NumPy array captured by or converted inside a traced function is embedded in the graph"
     triggers = TRACED_SCOPE | TF1_GRAPH_CALLS  # traced code, or a TF1 graph
+    # a NumPy array (facts/arrays.py) in traced code, or embedded in a TF1 graph
+    structure = Inside(TRACED, {NUMPY_NAME, NUMPY_ARRAY}) | (
+        Inside(ANYWHERE, TF1_GRAPH_CALLS) & Inside(ANYWHERE, _EMBEDDING_CALLS) & Inside(ANYWHERE, {NUMPY_ARRAY}))
     options = {
         "min_array_bytes": (
             MIN_ARRAY_BYTES,

@@ -8,6 +8,7 @@ from tf_memlint.checks import reach
 from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.facts.keras import GRADIENT_TAPE, MODEL_BUILD_TRIGGERS, TRAINING_TRIGGERS
 from tf_memlint.facts.events import user_paced
+from tf_memlint.gate import REPEATED, TRAINING_LOOP, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name, runs_every_nth
 
@@ -238,6 +239,7 @@ class TensorHistoryInTrainingLoop(Rule):
     name = "tensor-history-in-training-loop"
     summary = "tensors appended to a Python list across iterations of an eager training loop"
     triggers = frozenset(".append&" + step for step in TRAINING_TRIGGERS)  # an append in a training loop
+    structure = Inside(TRAINING_LOOP, {".append"})
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -433,6 +435,8 @@ class PredictInLoop(Rule):
     name = "predict-in-loop"
     summary = "Keras model.predict() called per iteration of a loop: slow; call the model directly"
     triggers = frozenset(".predict&" + build for build in MODEL_BUILD_TRIGGERS)  # on a known Keras model
+    # in a loop or a request/batch handler, or in a function one calls (checks/reach.py)
+    structure = Inside(REPEATED, {".predict"})
     options = {
         "predict_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),

@@ -38,6 +38,7 @@ FIT_METHODS = frozenset({"fit", "fit_generator", "train_on_batch"})
 TRAINING_STEP_METHODS = frozenset({"apply_gradients", "train_on_batch", "assign_sub"})
 MINIMIZE = "minimize"
 TRAIN_STEP_WORD = "train_step"
+DISTRIBUTED_RUN = "run"  # strategy.run(step): a step if the function it is given is one
 TRAINING_TRIGGERS = frozenset({"." + m for m in TRAINING_STEP_METHODS | {MINIMIZE}} | {"~" + TRAIN_STEP_WORD})
 _STORING_METHODS = ("append", "insert", "extend", "add", "appendleft")
 
@@ -95,7 +96,7 @@ class KerasFacts:
             if method == MINIMIZE:
                 return self.context.call_name(node) is None \
                     and dotted_name(func.value) not in ("optimize", "scipy.optimize")
-            if method == "run" and isinstance(func.value, (cst.Name, cst.Attribute)) \
+            if method == DISTRIBUTED_RUN and isinstance(func.value, (cst.Name, cst.Attribute)) \
                     and node.args and isinstance(node.args[0].value, cst.Name):
                 return self._is_training_function(node.args[0].value.value, _depth)  # strategy.run(step)
             return False

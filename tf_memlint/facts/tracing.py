@@ -21,10 +21,13 @@ if TYPE_CHECKING:
     from tf_memlint.scopes import Scope
 
 TF_FUNCTION = "tensorflow.function"
+# What runs a function once per element (``is_mapped``): tf.map_fn, and Dataset.map.
+MAP_FN = "tensorflow.map_fn"
+DATASET_MAP_METHODS = frozenset({"map"})
 # Calls whose function arguments TensorFlow traces into a graph.
 TRACING_CALLS = frozenset({
     TF_FUNCTION,
-    "tensorflow.map_fn",
+    MAP_FN,
     "tensorflow.vectorized_map",
     "tensorflow.scan",
     "tensorflow.foldl",
@@ -102,10 +105,10 @@ class TracingFacts:
         # sequence: nothing is traced or embedded in a graph (issue 9). Two passes: the bodies
         # traced without map_fn first, then a map_fn counts only where its caller is traced.
         traced = self._find_traced_functions([(c, s) for c, s in calls
-                                              if context.call_name(c) != "tensorflow.map_fn"])
+                                              if context.call_name(c) != MAP_FN])
         tf1 = any(context.call_name(c) in _TF1_GRAPH_HINTS for c, _s in calls)
         for call, scope in calls:
-            if context.call_name(call) == "tensorflow.map_fn" and not tf1 \
+            if context.call_name(call) == MAP_FN and not tf1 \
                     and not self._traced_scope(scope, traced[0], traced[1]):
                 self._eager_maps.add(id(call))
         calls = [(c, s) for c, s in calls if id(c) not in self._eager_maps]
@@ -217,9 +220,9 @@ class TracingFacts:
         lambdas: set[cst.Lambda] = set()
         for call, _scope in calls:
             name = self.context.call_name(call)
-            if name == "tensorflow.map_fn":
+            if name == MAP_FN:
                 keyword = "fn"
-            elif name is None and self._dataset_method_call(call, frozenset({"map"})):
+            elif name is None and self._dataset_method_call(call, DATASET_MAP_METHODS):
                 keyword = "map_func"
             else:
                 continue
