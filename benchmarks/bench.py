@@ -170,8 +170,10 @@ def per_file_costs(files: list[str]) -> list[tuple[str, int, float]]:
 def bench_corpus(title: str, files: list[str], args: argparse.Namespace, unit: bool) -> dict[str, Run]:
     lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
     python = sys.executable
-    tf_memlint = [python, "-m", "tf_memlint", "--isolated", "--exit-zero"]
+    extra = ["--extend-select", args.extend_select] if args.extend_select else []
+    tf_memlint = [python, "-m", "tf_memlint", "--isolated", "--exit-zero", *extra]
     flake8 = ["--isolated", "--exit-zero"]
+    flake8_tfm = [*flake8, *extra]  # flake8 alone gets no TFM selection: it has no TFM plugin
     print(f"== {title}: {len(files)} files, {lines:,} lines", flush=True)
     best: dict[str, Run] = {}
 
@@ -190,14 +192,14 @@ def bench_corpus(title: str, files: list[str], args: argparse.Namespace, unit: b
         if unit:
             run("libcst parse (1 process)", [python, "-c", LIBCST_PARSE, str(listing)])
         pair = [("flake8 -j1", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, "-j1", *files]),
-                ("flake8+TFM -j1", [python, "-m", "flake8", *flake8, "-j1", *files])]
+                ("flake8+TFM -j1", [python, "-m", "flake8", *flake8_tfm, "-j1", *files])]
         for round_ in range(args.repeat):  # alternate: A B, B A, A B ...
             for label, command in (pair if round_ % 2 == 0 else pair[::-1]):
                 run(label, command)
         if args.flake8_parallel:
             jobs = f"-j{args.jobs}"
             run(f"flake8 {jobs}", [python, "-c", FLAKE8_WITHOUT_TFM, *flake8, jobs, *files])
-            run(f"flake8+TFM {jobs}", [python, "-m", "flake8", *flake8, jobs, *files])
+            run(f"flake8+TFM {jobs}", [python, "-m", "flake8", *flake8_tfm, jobs, *files])
         run("tf-memlint -j1", [*tf_memlint, "-j1", *files])
         if args.jobs > 1:
             run(f"tf-memlint -j{args.jobs}", [*tf_memlint, f"-j{args.jobs}", *files])
@@ -244,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="N for the -jN rows")
     parser.add_argument("--flake8-parallel", action="store_true", help="add the flake8 -jN rows")
     parser.add_argument("--skip-flake8-parallel", action="store_true", help=argparse.SUPPRESS)  # the default now
+    parser.add_argument("--extend-select", default="", metavar="CODES",
+                        help="opt-in rules to add to both the plugin and the command runs, e.g. the rules "
+                             "that follow calls (reach): TFM201,TFM202,TFM403,TFM404")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores; CPU time of each child process; best of {args.repeat} "
           f"alternating round(s) for flake8 and flake8+TFM"

@@ -117,14 +117,19 @@ def test_gate_resolves_every_import_spelling():
                           ["TFM101"])
 
 
-def test_a_lone_substring_trigger_is_tested():
-    """"~text" on its own (not only inside a conjunction): TFM407's read_data_sets."""
+def test_substring_triggers_in_a_conjunction():
+    """TFM407: a split loader ("~read_data_sets", keras.datasets) and a convolution ("~Conv",
+    "~conv", keras.applications) in the same module; either alone is not enough."""
+    conv = "y = tf.layers.conv2d(x, 32, 5)\n"
     tf1 = "import tensorflow as tf\nimport input_data\nmnist = input_data.read_data_sets('MNIST_data')\n"
-    assert could_fire(ast.parse(tf1), ["TFM407"])
-    assert could_fire(ast.parse("import tensorflow as tf\nfrom tensorflow.keras.datasets import mnist\n"),
-                      ["TFM407"])
-    assert could_fire(ast.parse("import tensorflow as tf\nmnist = tf.keras.datasets.mnist\n"), ["TFM407"])
-    assert not could_fire(ast.parse("import tensorflow as tf\nx = load()\nmodel(x)\n"), ["TFM407"])
+    assert could_fire(ast.parse(tf1 + conv), ["TFM407"])
+    assert not could_fire(ast.parse(tf1), ["TFM407"])
+    keras = "import tensorflow as tf\nfrom tensorflow.keras.datasets import mnist\n"
+    assert could_fire(ast.parse(keras + "layer = tf.keras.layers.Conv2D(8, 3)\n"), ["TFM407"])
+    assert could_fire(ast.parse(keras + "net = tf.keras.applications.ResNet50()\n"), ["TFM407"])
+    assert not could_fire(ast.parse(keras + "layer = tf.keras.layers.Dense(8)\n"), ["TFM407"])
+    assert could_fire(ast.parse("import tensorflow as tf\nmnist = tf.keras.datasets.mnist\n" + conv), ["TFM407"])
+    assert not could_fire(ast.parse("import tensorflow as tf\nx = load()\nmodel(x)\n" + conv), ["TFM407"])
 
 
 def test_a_rule_without_triggers_always_runs():
@@ -154,7 +159,8 @@ def test_triggers_come_from_the_facts_constants():
     assert rule_triggers(registry["TFM201"]) == sessions.SESSION_CLASSES
     assert keras.KERAS_MODEL_BUILDERS <= rule_triggers(registry["TFM403"])
     assert all(t.startswith(".predict&") for t in rule_triggers(registry["TFM404"]))
-    assert rule_triggers(registry["TFM407"]) == splits.SPLIT_TRIGGERS
+    assert rule_triggers(registry["TFM407"]) == {
+        f"{split}&{conv}" for split in splits.SPLIT_TRIGGERS for conv in splits.CONVOLUTION_TRIGGERS}
 
 
 def test_process_triggers_keep_every_spelling_and_skip_cnn_pooling(monkeypatch):

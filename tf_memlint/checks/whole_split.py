@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.context import AT_POINT
-from tf_memlint.facts.splits import SPLIT_TRIGGERS, Split
+from tf_memlint.facts.splits import CONVOLUTION_TRIGGERS, SPLIT_TRIGGERS, Split
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
 
@@ -49,7 +49,8 @@ class WholeSplitInOneBatch(Rule):
     # held-out noise (rules/TFM407.md has the figures).
     name = "whole-split-in-one-batch"
     summary = "a whole train/test split run through a model as one batch: peak memory grows with the split"
-    triggers = SPLIT_TRIGGERS
+    # a split loader and a convolutional network in the same module
+    triggers = frozenset(f"{split}&{conv}" for split in SPLIT_TRIGGERS for conv in CONVOLUTION_TRIGGERS)
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context

@@ -65,6 +65,9 @@ TF1_SPLIT_ARRAYS = frozenset({"images", "labels"})
 CONVOLUTION = re.compile(r"^(conv[123]d(_transpose)?|depthwise_conv2d(_native)?|separable_conv[12]d"
                          r"|atrous_conv2d|convolution[123]?d?|(Separable|Depthwise)?Conv(olution)?[123]D"
                          r"(Transpose)?)$").match
+# Gate triggers (gate.py) of ``convolutional``: every name CONVOLUTION accepts contains one of
+# these words, and an application is a canonical name.
+CONVOLUTION_TRIGGERS = frozenset({"~Conv", "~conv", KERAS_APPLICATIONS})
 # Gate triggers (gate.py): a module without a split loader has no whole split.
 SPLIT_TRIGGERS = frozenset({KERAS_DATASETS, "~" + READ_DATA_SETS})
 
