@@ -255,6 +255,7 @@ STRUCTURE_CASES = [
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\nfor k in range(9):\n    def g():\n"
                "        f(x, k)\n", False),
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\nfor k in range(9):\n    y = f(x, k)\n", True),
+    ("TFM104", "@tf.function\ndef f():\n    return 1\nfor k in range(9):\n    y = f()\n", False),  # nothing passed
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k=-0.5)\n", False),
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(1, 2)\nz = f(1, 3)\n", False),
     ("TFM104", "def h(x, k):\n    return x * k\ng = tf.function(h)\nfor i in range(9):\n    y = g(1, i)\n", True),

@@ -36,7 +36,8 @@ from the same constants (see ``_Index``):
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
 ``".append"`` (a call of that method), a canonical name (a call of it), ``ITEM_WRITE``
-(``x[k] = v``, ``x[k] += v``), ``TF_FUNCTION_CALL`` (a call of a name bound to a tf.function), ``NUMPY_ARRAY`` (a call of a
+(``x[k] = v``, ``x[k] += v``), ``TF_FUNCTION_CALL`` (a call with arguments of a name bound to a
+tf.function: TFM104 and TFM107 judge what is passed), ``NUMPY_ARRAY`` (a call of a
 NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
 one, used in a function that does not bind it); no nodes: the place exists at all.
 
@@ -203,7 +204,7 @@ class ModuleFacts:
 TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE = (
     "traced", "mapped", "loop", "training loop", "repeated", "anywhere")
 ITEM_WRITE = "x[k] = v"
-TF_FUNCTION_CALL = "a call of a tf.function"
+TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
@@ -329,7 +330,7 @@ class _Index:
                 callee = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
                 if callee in methods and type(func) is ast.Attribute:
                     return True
-                if callee in bound:  # f(...), self.f(...)
+                if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
                     return True
                 return (bool(names) and qualified(func) in names) or (numpy and self._numpy_array(func))
             if item_write:
