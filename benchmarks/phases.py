@@ -9,7 +9,8 @@ Phases, in the order the engine runs them (engine.lint_source), each timed on it
 
   ast parse      the stdlib tree flake8 builds anyway and hands to the plugin (flake8 pays it;
                  listed to size the rest against it)
-  gate           the text tests and the ast walk (gate.could_fire) that decide to build a tree
+  gate           the text tests and the ast walk (gate.could_fire) that decide to build a tree,
+                 and which rules run (those whose own gate passes)
   libcst parse   LibCST's parser, for the files the gate passes
   context        TFContext(module): the scope pre-pass (scopes.collect) and the fact modules
   walk + rules   one traversal dispatching to every enabled rule, positions of the findings
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from tf_memlint import engine
 from tf_memlint.context import TFContext
-from tf_memlint.engine import _BatchedWalk, all_rules, could_fire, may_have_trigger, may_import_tf
+from tf_memlint.engine import ModuleFacts, _BatchedWalk, all_rules, could_fire, may_have_trigger, may_import_tf
 from tf_memlint.names import MENTIONS_TF
 from tf_memlint.walk import walk
 
@@ -71,8 +72,10 @@ def main() -> int:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         t1 = clock()
+        facts = ModuleFacts(tree)
         passes = MENTIONS_TF(raw) and may_import_tf(raw) and may_have_trigger(raw, codes) \
-            and could_fire(tree, codes)
+            and could_fire(facts, codes)
+        running = [code for code in codes if could_fire(facts, [code])] if passes else []  # as the engine
         t2 = clock()
         seconds["ast parse"] += t1 - t0
         seconds["gate"] += t2 - t1
@@ -85,7 +88,7 @@ def main() -> int:
             t3 = clock()
             context = TFContext(module)
             t4 = clock()
-            rules = [registry[code](context, {}) for code in codes]
+            rules = [registry[code](context, {}) for code in running]
             walk(module, _BatchedWalk(context, rules, module))
             t5 = clock()
         except Exception:  # noqa: BLE001  (a profile, not a linter: skip what the engine would report)
