@@ -116,8 +116,10 @@ class TFContext:
         return facts
 
     # Names ---------------------------------------------------------------------------------
-    def qualified_name(self, expr: cst.BaseExpression) -> str | None:
-        """The canonical TensorFlow/Keras name ``expr`` refers to, or None."""
+    def imported_name(self, expr: cst.BaseExpression) -> str | None:
+        """The full import path ``expr`` names through the import aliases, as imported (not
+        canonical): ``multiprocessing.Pool`` for ``mp.Pool``, ``tensorflow.Session`` for
+        ``tf.Session``, ``google.colab.files.upload`` for ``files.upload``; None if not imported."""
         dotted = dotted_name(expr)
         if dotted is None:
             return None
@@ -125,21 +127,20 @@ class TFContext:
         module = self.aliases.get(head)
         if module is None:
             return None
-        return canonical(f"{module}.{rest}" if rest else module)
+        return f"{module}.{rest}" if rest else module
+
+    def qualified_name(self, expr: cst.BaseExpression) -> str | None:
+        """The canonical TensorFlow/Keras name ``expr`` refers to, or None."""
+        name = self.imported_name(expr)
+        return None if name is None else canonical(name)
 
     def call_name(self, node: cst.CSTNode) -> str | None:
         return self.qualified_name(node.func) if isinstance(node, cst.Call) else None
 
     def numpy_name(self, expr: cst.BaseExpression) -> str | None:
         """``numpy.zeros`` for ``np.zeros`` (any alias), else None."""
-        dotted = dotted_name(expr)
-        if dotted is None:
-            return None
-        head, _, rest = dotted.partition(".")
-        module = self.aliases.get(head)
-        if module is None or not (module == "numpy" or module.startswith("numpy.")):
-            return None
-        return f"{module}.{rest}" if rest else module
+        name = self.imported_name(expr)
+        return name if name is not None and (name == "numpy" or name.startswith("numpy.")) else None
 
     def is_numpy_call(self, expr: cst.BaseExpression) -> bool:
         """``np.zeros(...)``, ``numpy.random.rand(...)``: a call that returns a NumPy array."""

@@ -87,8 +87,7 @@ _DICT_VIEWS = frozenset({"keys", "items", "values"})
 
 def user_paced(context: TFContext, loops: list) -> bool:
     """A loop in ``loops`` iterates over uploaded files, or runs inside a widget event callback."""
-    if any(frame.node is not None and isinstance(frame.node, cst.FunctionDef)
-           and frame.node.name.value in _widget_callbacks(context) for frame in context.frames):
+    if any(isinstance(frame.node, cst.FunctionDef) and frame.node.name.value in _widget_callbacks(context) for frame in context.frames):
         return True
     for loop in loops:
         if isinstance(loop, cst.For) and _is_upload(context, loop.iter):
@@ -101,11 +100,7 @@ def _is_upload(context: TFContext, expr: cst.BaseExpression) -> bool:
         expr = expr.func.value  # uploaded.keys()
     if isinstance(expr, cst.Name):
         expr = context.value_of(expr, AT_POINT)
-    if not isinstance(expr, cst.Call):
-        return False
-    head, _, rest = (dotted_name(expr.func) or "").partition(".")
-    module = context.aliases.get(head)
-    return module is not None and (f"{module}.{rest}" if rest else module) in UPLOADS
+    return isinstance(expr, cst.Call) and context.imported_name(expr.func) in UPLOADS
 
 
 def _widget_callbacks(context: TFContext) -> frozenset[str]:

@@ -256,10 +256,7 @@ class KerasFacts:
         if any(m == p or m.startswith(p + ".") for m in modules for p in TF2_KERAS_IMPORTS + KERAS3_MODULES):
             return True
         for call, _ in self._calls:
-            dotted = dotted_name(call.func) or ""
-            head, _, rest = dotted.partition(".")
-            module = context.aliases.get(head, "")
-            if module == "tensorflow" and rest.startswith("keras."):
+            if (context.imported_name(call.func) or "").startswith("tensorflow.keras."):
                 return True  # tf.keras.Sequential(...)
             name = context.call_name(call)
             if name in TF2_CALLS or (name or "").startswith(KERAS3_MODULES):
@@ -276,10 +273,7 @@ class KerasFacts:
             func = call.func
             if isinstance(func, cst.Attribute) and func.attr.value in GRAPH_MODE_KERAS_METHODS:
                 return True
-            dotted = dotted_name(func) or ""
-            head, _, rest = dotted.partition(".")
-            module = context.aliases.get(head)
-            if module is not None and (f"{module}.{rest}" if rest else module) in TF1_ONLY_CALLS:
+            if context.imported_name(func) in TF1_ONLY_CALLS:
                 return True
             if context.call_name(call) in EAGER_OFF_CALLS:
                 return True

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import argument, code_of, dotted_name, subclasses
+from tf_memlint.syntax import argument, code_of, subclasses
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -96,18 +96,6 @@ class ProcessFacts:
         self._fixed_pins: set[int] | None = None
         self.process_classes = self._process_subclasses()
 
-    # Names outside TensorFlow: the import aliases resolve them too --------------------------------
-    def module_name(self, expr: cst.BaseExpression) -> str | None:
-        """``multiprocessing.Pool`` for ``mp.Pool`` / ``Pool`` (any import spelling), else None."""
-        dotted = dotted_name(expr)
-        if dotted is None:
-            return None
-        head, _, rest = dotted.partition(".")
-        module = self.context.aliases.get(head)
-        if module is None:
-            return None
-        return f"{module}.{rest}" if rest else module
-
     def _value(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         context = self.context
         if not isinstance(expr, cst.Name):
@@ -117,11 +105,11 @@ class ProcessFacts:
     def _is_mp_context(self, expr: cst.BaseExpression) -> bool:
         """``multiprocessing.get_context("spawn")``, directly or through a name bound to it."""
         value = self._value(expr)
-        return isinstance(value, cst.Call) and self.module_name(value.func) in CONTEXT_FACTORIES
+        return isinstance(value, cst.Call) and self.context.imported_name(value.func) in CONTEXT_FACTORIES
 
     def _process_subclasses(self) -> dict[str, cst.ClassDef]:
         classes = [node for node in self.context.scopes if isinstance(node, cst.ClassDef)]
-        names = subclasses(classes, lambda base: self.module_name(base) in PROCESS_CLASSES or (
+        names = subclasses(classes, lambda base: self.context.imported_name(base) in PROCESS_CLASSES or (
             isinstance(base, cst.Attribute) and base.attr.value == "Process" and self._is_mp_context(base.value)))
         found: dict[str, cst.ClassDef] = {}
         for cls in classes:
@@ -134,7 +122,7 @@ class ProcessFacts:
         """"pool" for a multiprocessing pool, "executor" for a ProcessPoolExecutor, else None."""
         if not isinstance(call, cst.Call):
             return None
-        name = self.module_name(call.func)
+        name = self.context.imported_name(call.func)
         if name in POOL_CLASSES or (isinstance(call.func, cst.Attribute) and call.func.attr.value == "Pool"
                                     and self._is_mp_context(call.func.value)):
             return "pool"
@@ -156,7 +144,7 @@ class ProcessFacts:
         """The process start ``call`` is, with a target of this module, else None."""
         func = call.func
         where = self._where()
-        if self.module_name(func) in PROCESS_CLASSES or (
+        if self.context.imported_name(func) in PROCESS_CLASSES or (
                 isinstance(func, cst.Attribute) and func.attr.value == "Process" and self._is_mp_context(func.value)):
             return self._start(call, "process", argument(call, 1, "target"), where)
         if isinstance(func, cst.Name) and func.value in self.process_classes:
@@ -194,7 +182,7 @@ class ProcessFacts:
     def target_of(self, expr: cst.BaseExpression, where: cst.CSTNode | None) -> tuple[str, cst.CSTNode] | None:
         """(label, def or lambda) of this module that ``expr`` names: ``worker``, ``self.run``,
         ``agent.work``, ``functools.partial(worker, ...)``, a lambda."""
-        if isinstance(expr, cst.Call) and self.module_name(expr.func) == "functools.partial" and expr.args:
+        if isinstance(expr, cst.Call) and self.context.imported_name(expr.func) == "functools.partial" and expr.args:
             expr = expr.args[0].value
         if isinstance(expr, cst.Lambda):
             return "lambda", expr
