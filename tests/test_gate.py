@@ -375,3 +375,13 @@ def test_gate_decides_per_rule():
     assert not could_fire(tree, ["TFM101"])
     assert could_fire(tree, ["TFM406"])
     assert could_fire(tree, ["TFM101", "TFM406"])
+
+
+def test_only_the_rules_whose_own_gate_passes_run():
+    """The engine runs, in a module the gate lets through, only the rules that can fire there."""
+    from tf_memlint.gate import codes_that_can_fire
+
+    source = "import tensorflow as tf\n@tf.function\ndef f(x):\n    for i in range(9):\n        x += 1\n    return x\n"
+    facts = gate.ModuleFacts(ast.parse(source))
+    assert codes_that_can_fire(facts, ["TFM101", "TFM405", "TFM407"]) == ["TFM101"]
+    assert codes_that_can_fire(facts, ["TFM405"]) == ["TFM405"]  # one rule: the caller's gate decided

@@ -32,6 +32,7 @@ from tf_memlint.context import TFContext
 from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-exported from here)
     ALWAYS,
     ModuleFacts,
+    codes_that_can_fire,
     could_fire,
     gate_reason,
     gate_triggers,
@@ -209,10 +210,7 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
             facts = ModuleFacts(tree)
             if not could_fire(facts, wanted):
                 return []
-            if len(wanted) > 1:
-                # Only the rules whose own gate passes run: each rule's gate is sound on its own
-                # (scripts/gate_soundness.py checks it rule by rule), so the others cannot report.
-                wanted = [code for code in wanted if could_fire(facts, [code])]
+            wanted = codes_that_can_fire(facts, wanted)  # only the rules whose own gate passes run
     settings = settings or {}
     try:
         return _lint_cst(source, registry, wanted, settings, tree)

@@ -645,6 +645,12 @@ def could_fire(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) 
     return gate_reason(tree, codes) is not None
 
 
+def codes_that_can_fire(facts: ModuleFacts, codes: list[str]) -> list[str]:
+    """The ``codes`` whose own gate passes in the module: each rule's gate is sound on its own
+    (scripts/gate_soundness.py checks it rule by rule), so only these can report."""
+    return [code for code in codes if could_fire(facts, [code])] if len(codes) > 1 else list(codes)
+
+
 def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None) -> str | None:
     """Why the gate lets the module through (the trigger found, and the structure), or None
     when it stops it."""
