@@ -135,3 +135,71 @@ def test_project_tables_are_built_only_for_rules_that_reach_across_modules(tmp_p
     main(["--isolated", "--extend-select", reaching[0], "pkg"])
     assert len(built) == 1 and any(path.endswith("models.py") for path in built[0])
     capsys.readouterr()
+
+
+SCORING = '''
+from tensorflow import keras
+
+MODEL = keras.models.load_model("m.h5")
+
+
+def score(x):
+    return MODEL.predict(x)
+'''
+SESSIONS = '''
+import tensorflow.compat.v1 as tf
+
+
+def evaluate(tensor):
+    sess = tf.InteractiveSession()  # expect: TFM201
+    return tensor.eval()
+'''
+CONSUMER = '''
+from flask import Flask
+
+from .scoring import score
+from .sessions import evaluate
+
+app = Flask(__name__)
+
+
+def stream(frames):
+    for frame in frames:
+        score(frame)  # expect: TFM404
+
+
+def check(tensors):
+    for tensor in tensors:
+        evaluate(tensor)  # expect: TFM201
+
+
+@app.route("/score", methods=["POST"])
+def handle(x):
+    return str(score(x))  # expect: TFM404
+
+
+def once(x):
+    return score(x)
+'''
+
+
+def test_command_reaches_predict_and_sessions_across_modules(tmp_path, capsys, monkeypatch):
+    """TFM404 and TFM201 through another module's helper: the consumer imports no Keras and no
+    TensorFlow, so the era of the ``predict`` is the helper's module's (project.py)."""
+    package = tmp_path / "svc"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in (("scoring", SCORING), ("sessions", SESSIONS), ("consumer", CONSUMER)):
+        (package / f"{name}.py").write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    main(["--isolated", *every_rule(), "--format", "text", "svc"])
+    out = capsys.readouterr().out
+    for name in ("consumer", "sessions"):
+        found = {(int(line.split(":")[1]), line.split()[1]) for line in out.splitlines()
+                 if line.startswith(f"svc/{name}.py")}
+        assert found == _expected(package / f"{name}.py"), out
+    assert "via score(), scoring.py:" in out and "via evaluate(), sessions.py:" in out, out
+    # flake8 sees one file: consumer.py calls nothing it can see.
+    completed = subprocess.run([sys.executable, "-m", "flake8", "--isolated", f"--select={','.join(all_rules())}",
+                                "svc/consumer.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert completed.stdout == "", completed.stdout

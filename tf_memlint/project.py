@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from tf_memlint.facts.functions import MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
-from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
+from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, EAGER_OFF_CALLS, GRAPH_MODE_KERAS_METHODS,
+                                   KERAS3_MODULES, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, TF1_ONLY_CALLS,
+                                   TF2_CALLS, TF2_KERAS_IMPORTS)
 from tf_memlint.facts.sessions import SESSION_CLASSES, SESSION_NAME, op_creating_name
 from tf_memlint.gate import ModuleFacts
 from tf_memlint.names import MENTIONS_TF, canonical
@@ -71,17 +73,21 @@ class _Module:
         self.effects: dict[str, dict[str, tuple[str, tuple]]] = {}
         self.imports: dict[str, str] = {}  # local dotted name -> "module.func" or "module"
         self.globals_models: set[str] = set()
+        self.tf2_predict: bool | None = None  # _predict_builds_per_call, once
         self.calls: set[str] = set()
 
-    def canonical(self, node: ast.AST) -> str | None:
+    def imported(self, node: ast.AST) -> str | None:
+        """The dotted name ``node`` has through this module's imports, as imported."""
         dotted = _dotted(node)
         if dotted is None:
             return None
         head, dot, rest = dotted.partition(".")
         module = self.aliases.get(head)
-        if module is None:
-            return None
-        return canonical(module + dot + rest)
+        return None if module is None else module + dot + rest
+
+    def canonical(self, node: ast.AST) -> str | None:
+        imported = self.imported(node)
+        return None if imported is None else canonical(imported)
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -149,7 +155,7 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool) -> dic
         if isinstance(call.func, ast.Attribute):
             receiver = call.func.value
             if call.func.attr == "predict" and call.args and isinstance(receiver, ast.Name) \
-                    and receiver.id in module.globals_models:
+                    and receiver.id in module.globals_models and _predict_builds_per_call(module):
                 effects.setdefault(PREDICT, (what, ()))
             if call.func.attr == "run" and isinstance(receiver, ast.Name) and SESSION_NAME(receiver.id):
                 effects.setdefault(RUNS_SESSION, (what, ()))
@@ -158,6 +164,23 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool) -> dic
                 and module.canonical(node.value.func) in SESSION_CLASSES and not closes:
             effects.setdefault(RETURNS_SESSION, ((_dotted(node.value.func) or "Session") + "()", ()))
     return effects
+
+
+def _predict_builds_per_call(module: _Module) -> bool:
+    """The provider's Keras is TF2's, as facts/keras.py ``predict_builds_per_call`` decides for the
+    module that calls ``predict`` (a consumer that imports no Keras cannot tell the era itself)."""
+    if module.tf2_predict is None:  # type: ignore[has-type]
+        modules = module.aliases.values()
+        calls = [n for n in ast.walk(module.tree) if type(n) is ast.Call]
+        tf2 = any(m == p or m.startswith(p + ".") for m in modules for p in TF2_KERAS_IMPORTS + KERAS3_MODULES) \
+            or any((module.canonical(c.func) or "") in TF2_CALLS
+                   or (module.imported(c.func) or "").startswith(("tensorflow.keras.",) + KERAS3_MODULES)
+                   for c in calls)
+        graph = any((isinstance(c.func, ast.Attribute) and c.func.attr in GRAPH_MODE_KERAS_METHODS)
+                    or module.imported(c.func) in TF1_ONLY_CALLS or module.canonical(c.func) in EAGER_OFF_CALLS
+                    for c in calls)
+        module.tf2_predict = tf2 and not graph
+    return module.tf2_predict
 
 
 def build(paths: list[str]) -> dict[str, dict[str, Any]]:

@@ -444,6 +444,8 @@ class PredictInLoop(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.context.keras.predict_builds_per_call:
+            if self.context.keras.era_is_elsewhere:
+                reach.predict_reach(self, node)  # another module's helper predicts: its era counts
             return  # Keras in TF1 graph mode reuses one predict function: no per-call set-up
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args):

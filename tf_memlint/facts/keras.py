@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.facts.functions import FunctionFacts
+from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import Kind, dotted_name, target_names
 
@@ -249,6 +250,13 @@ class KerasFacts:
         if self._eager_predict is None:
             self._eager_predict = self._tf2_keras() and not self._graph_mode_keras()
         return self._eager_predict
+
+    @property
+    def era_is_elsewhere(self) -> bool:
+        """This module imports no Keras and shows no graph-mode marker: the era of a ``predict``
+        it reaches through another module's helper is that module's (project.py decides it)."""
+        return not any((canonical(m) or "").split(".")[0] == "keras" for m in self.context.aliases.values()) \
+            and not self._graph_mode_keras()
 
     def _tf2_keras(self) -> bool:
         context = self.context
