@@ -48,13 +48,41 @@ def current_findings(path: Path) -> set[tuple[str, str, int]]:
     return found
 
 
+# The message names a call chain, a request or another object (checks/reach.py's wording).
+_REACH_WORDS = (" via ", "per request", "per batch", "held by another object")
+
+
+def print_skeleton(run: Path, judged: set[tuple[str, str, int]]) -> int:
+    """One row per finding of ``run`` not already in ``judged``: what a reviewer fills in."""
+    print("code\tpath\tline\tverdict\treach\treason\tmessage")
+    document = json.loads(run.read_text())
+    for finding in sorted(document["findings"], key=lambda f: (f["path"], f["line"], f["code"])):
+        parts = Path(finding["path"]).parts
+        start = next((i for i, part in enumerate(parts) if "+" in part), 0)
+        key = (finding["code"], str(Path(*parts[start:])), finding["line"])
+        if key in judged:
+            continue
+        reach = "yes" if any(word in finding["message"] for word in _REACH_WORDS) else "no"
+        print("\t".join([*map(str, key), "", reach, "", finding["message"]]))
+    return 0
+
+
+def _keys(path: Path):
+    for row in read_judgments(path):
+        yield row["code"], row["path"], int(row["line"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("judgments", nargs="+", type=Path)
+    parser.add_argument("judgments", nargs="*", type=Path)
     parser.add_argument("--current", action="append", default=[], metavar="SET=FILE")
     parser.add_argument("--spent", action="append", default=[], metavar="SET:CODE")
     parser.add_argument("--reach", action="store_true", help="also a table of the findings that came through reach")
+    parser.add_argument("--skeleton", metavar="FILE", type=Path,
+                        help="print the rows to judge for a JSON run (verdict and reason left for the reviewer)")
     args = parser.parse_args(argv)
+    if args.skeleton:
+        return print_skeleton(args.skeleton, {row[:3] for path in args.judgments for row in _keys(path)})
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from tf_memlint.rule import all_rules
 
