@@ -5,7 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.checks import reach
-from tf_memlint.facts.sessions import SESSION_CLASSES, SESSION_RUN_TRIGGERS
+from tf_memlint.facts.functions import OPS, RETURNS_SESSION, RUNS_SESSION, SESSION
+from tf_memlint.facts.sessions import OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_CLASSES, SESSION_RUN_TRIGGERS
+from tf_memlint.gate import ANYWHERE, REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
 
@@ -31,7 +33,7 @@ class UnclosedSession(Rule):
     created in a loop or comprehension and kept (appended, stored in a container or on an object,
     captured); an ``InteractiveSession`` superseded by a later session in the module, or opened
     in a function other than the program's entry point (it installs itself as the default session:
-    rebinding or returning does not free it); a session stored on an object or in a closure whose
+    rebinding or returning does not free it; kept on ``self``, it is judged as any session on ``self``); a session stored on an object or in a closure whose
     owner is created or called repeatedly (a loop, a comprehension, a function called in one); in a notebook, a
     module-level session still referenced when another one is opened. Silent for a session at
     script level, in the ``__main__`` block or the entry-point function, a notebook's single
@@ -49,6 +51,9 @@ class UnclosedSession(Rule):
     name = "unclosed-session"
     summary = "tf.Session()/InteractiveSession() made per iteration, superseded or kept by a long-lived owner, never closed"
     triggers = SESSION_CLASSES  # a session created here
+    # a session created anywhere (kept, superseded, in a function: judged where it is made), or,
+    # in the command, a call per iteration/request of another module's function that opens one
+    structure = Inside(ANYWHERE, SESSION_CLASSES) | Inside(REPEATED, {SESSION, RETURNS_SESSION})
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
@@ -126,7 +131,9 @@ class UnclosedSession(Rule):
             return  # hook for call-site summaries: a factory called per request/iteration (reach)
         repeated = bool(context.loops_running(node)) or self._comprehensions > 0
         spelling = code_of(node.func)
-        if interactive:
+        # An InteractiveSession on self is the object's session: its owner's repetition decides,
+        # as for any session kept on self (held-out: agents and autoencoders made once by main()).
+        if interactive and kind != "self":
             if repeated:
                 return self._report(node, f"{spelling}() is opened on every iteration and each one stays "
                                           f"the default session, never freed; open one before the loop "
@@ -422,6 +429,10 @@ class GraphGrowthInSessionLoop(Rule):
     name = "graph-growth-in-session-loop"
     summary = "TensorFlow ops created inside a loop that calls sess.run: the graph grows every iteration"
     triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
+    # a loop or request handler (or a function one calls) that runs a session and adds ops: a TF
+    # call, an optimizer's graph method, or, in the command, another module's function doing either
+    structure = Inside(REPEATED, SESSION_RUN_TRIGGERS | {RUNS_SESSION}) & Inside(
+        REPEATED, {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS})
     options = {
         "session_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),
