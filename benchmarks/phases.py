@@ -4,6 +4,7 @@ this process, per file, summed (issue 13's profile).
 
     python benchmarks/phases.py [DIR ...]       # default: /work/corpus/dev (the TF-heavy corpus)
     python benchmarks/phases.py --sample 5      # every 5th file
+    python benchmarks/phases.py --extend-select TFM201,TFM202,TFM403,TFM404   # with the reach rules
 
 Phases, in the order the engine runs them (engine.lint_source), each timed on its own:
 
@@ -53,12 +54,16 @@ def main() -> int:
     parser.add_argument("roots", nargs="*", default=[DEFAULT])
     parser.add_argument("--sample", type=int, default=1)
     parser.add_argument("--all", action="store_true", help="every rule, the opt-in ones too")
+    parser.add_argument("--extend-select", default="", metavar="CODES",
+                        help="opt-in rules to add to the default ones, e.g. the rules that follow calls "
+                             "(reach): TFM201,TFM202,TFM403,TFM404")
     parser.add_argument("--no-flake8", action="store_true", help="skip the flake8 comparison run")
     args = parser.parse_args()
     files = _files(args.roots, args.sample)
     registry = all_rules()
     # The default rules (what the plugin runs unconfigured); --all adds the opt-in ones.
-    codes = list(registry) if args.all else engine.enabled_codes()
+    codes = list(registry) if args.all else engine.enabled_codes(
+        extend_select=[code for code in args.extend_select.split(",") if code])
     seconds = dict.fromkeys(("ast parse", "gate", "libcst parse", "context", "walk + rules"), 0.0)
     counts = {"files": len(files), "lines": 0, "gated": 0, "gated lines": 0}
     clock = time.process_time

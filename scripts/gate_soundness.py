@@ -6,10 +6,15 @@ lose a finding that another rule's gate hides; this checks each rule's own. Also
 of the corpus each rule's gate passes.
 
     python scripts/gate_soundness.py fixtures/ /work/corpus/dev      # "lost findings: 0" expected
+    python scripts/gate_soundness.py --extend-select TFM201,TFM202,TFM403,TFM404 fixtures/
+
+``--extend-select`` adds a selection (the default rules and these) checked and counted as a whole,
+as the engine gates it.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import collections
 import os
@@ -17,7 +22,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 
 
-def check(path: str) -> tuple[str, list, dict, int]:
+def check(path: str, extend: tuple[str, ...] = ()) -> tuple[str, list, dict, int]:
     from tf_memlint.engine import enabled_codes, lint_source, may_have_trigger, may_import_tf
     from tf_memlint.files import read_source
     from tf_memlint.gate import ModuleFacts, could_fire
@@ -37,25 +42,34 @@ def check(path: str) -> tuple[str, list, dict, int]:
 
     passes = {code: passes_for([code]) for code in all_rules()}
     passes["default"] = passes_for(default)
+    selected = enabled_codes(extend_select=extend) if extend else []
+    if extend:
+        passes["default+" + ",".join(extend)] = passes_for(selected)
     try:
         found = lint_source(source, list(all_rules()), {}, gate=False)
     except Exception:  # noqa: BLE001 - a file the linter refuses has no findings to lose
         return path, [], passes, raw.count(b"\n")
     lost = [(d.code, d.line, d.message) for d in found
-            if not passes[d.code] or (d.code in default and not passes["default"])]
+            if not passes[d.code] or (d.code in default and not passes["default"])
+            or (d.code in selected and not passes["default+" + ",".join(extend)])]
     return path, lost, passes, raw.count(b"\n")
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("roots", nargs="+")
+    parser.add_argument("--extend-select", default="", metavar="CODES")
+    args = parser.parse_args()
+    extend = tuple(code for code in args.extend_select.split(",") if code)
     files = []
-    for root in sys.argv[1:]:
+    for root in args.roots:
         for folder, subfolders, names in os.walk(root):
             subfolders[:] = sorted(x for x in subfolders if not x.startswith(".") and x != "__pycache__")
             files += [os.path.join(folder, name) for name in sorted(names) if name.endswith(".py")]
     lost_total, total_lines = 0, 0
     passed, passed_lines = collections.Counter(), collections.Counter()
     with ProcessPoolExecutor(2) as pool:
-        for path, lost, passes, lines in pool.map(check, files, chunksize=8):
+        for path, lost, passes, lines in pool.map(check, files, [extend] * len(files), chunksize=8):
             total_lines += lines
             for code, ok in passes.items():
                 if ok:

@@ -187,8 +187,9 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
     too deeply for the default recursion limit is analysed again on a thread with a big stack.
     """
     raw = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else source
-    # The command's project table (project.py): this file calls a function of another module of
-    # the linted project that builds a model, predicts, adds ops... The gate cannot see that.
+    # The command's project table (project.py): this file calls functions of other modules of the
+    # linted project that build a model, predict, add ops... The text tests cannot see that; the
+    # gate can: a rule that follows calls counts those calls where its structure says (gate.py).
     cross = _calls_project(settings)
     if not MENTIONS_TF(raw) and not cross:
         return []  # fast path: no TensorFlow or Keras module is named, nothing can fire
@@ -197,17 +198,17 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
     if not wanted:
         return []
     _last_syntax_error.message = None
-    if gate and not cross:
-        if not may_import_tf(raw):
+    if gate:
+        if not cross and not may_import_tf(raw):
             return []  # no import statement can bind a public TF/Keras module
         if tree is None:
             # Parsed even when no trigger word occurs: a syntax error in a file that imports
             # TensorFlow is reported, not passed over. C-fast; the walk below is what costs.
             tree = _parse_ast(source)
         if tree is not None:
-            if not may_have_trigger(raw, wanted):
+            if not cross and not may_have_trigger(raw, wanted):
                 return []
-            facts = ModuleFacts(tree)
+            facts = ModuleFacts(tree, settings["project"] if cross else None)  # type: ignore[index]
             if not could_fire(facts, wanted):
                 return []
             wanted = codes_that_can_fire(facts, wanted)  # only the rules whose own gate passes run

@@ -35,7 +35,12 @@ from the same constants (see ``_Index``):
     ANYWHERE  anywhere in the module
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
-``".append"`` (a call of that method), a canonical name (a call of it), ``ITEM_WRITE``
+``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
+triggers match, or of a class of the module deriving from it: ``Net()`` for ``keras.Model``), an
+effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
+of a function of another module of the project with that effect, as its table names it,
+project.py; a rule that follows calls passes wherever its structure holds with those calls,
+whatever the module imports or names), ``ITEM_WRITE``
 (``x[k] = v``, ``x[k] += v``), ``TF_FUNCTION_CALL`` (a call with arguments of a name bound to a
 tf.function: TFM104 and TFM107 judge what is passed), ``NUMPY_ARRAY`` (a call of a
 NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
@@ -54,6 +59,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable
 
 from tf_memlint.context import NUMPY_ARRAY_FACTORIES
+from tf_memlint.facts.functions import FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION, TF_FUNCTION
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,
                                    TRAINING_STEP_METHODS)
@@ -83,10 +89,13 @@ class ModuleFacts:
     """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names, and
     where things are (``holds``)."""
 
-    __slots__ = ("aliases", "tree", "_attrs", "_attribute_nodes", "_identifiers", "_index")
+    __slots__ = ("aliases", "tree", "project", "_attrs", "_attribute_nodes", "_identifiers", "_index")
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None) -> None:
         self.tree = tree
+        # The command's project table for this file (project.py): the calls, as written, of
+        # functions of other modules of the project, and what each does (an effect node matches them).
+        self.project = project
         self.aliases: dict[str, str] = {}
         self._attrs: set[str] | None = None
         self._identifiers: set[str] = set()
@@ -208,6 +217,9 @@ TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
+# The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
+# another module of the project that has that effect (the command's table, project.py).
+EFFECTS = frozenset({MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, TF_FUNCTION, RUNS_SESSION})
 _KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.Global,),
           "Nonlocal": (ast.Nonlocal,)}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -317,11 +329,27 @@ class _Index:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
         methods = {n[1:] for n in nodes if n.startswith(".")}
-        names = {n for n in nodes if "." in n and n[0] != "." and n not in _SPECIAL}
+        names = {n for n in nodes if n[0] != "." and n not in _KINDS and n not in _SPECIAL and n not in EFFECTS}
         item_write = ITEM_WRITE in nodes
         numpy = NUMPY_ARRAY in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
         qualified = self.facts.qualified
+        effects = nodes & EFFECTS
+        project = self.facts.project or {}
+        written = {key for key, entry in project.items()
+                   if not key.startswith("__") and not effects.isdisjoint(entry)} if effects else set()
+
+        def named(func: ast.AST) -> bool:
+            """A call of one of ``names`` or of a name under it (as triggers match)."""
+            name = qualified(func)
+            while name:
+                if name in names:
+                    return True
+                name = name.rpartition(".")[0]
+            return False
+
+        # Constructing a class of the module that derives from a named class constructs that class.
+        derived = self._subclasses(named) if names else set()
 
         def match(node: ast.AST) -> bool:
             kind = type(node)
@@ -332,7 +360,10 @@ class _Index:
                     return True
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
                     return True
-                return (bool(names) and qualified(func) in names) or (numpy and self._numpy_array(func))
+                if written and _dotted(func) in written:
+                    return True
+                return (bool(names) and (named(func) or (type(func) is ast.Name and callee in derived))) \
+                    or (numpy and self._numpy_array(func))
             if item_write:
                 if kind is ast.Assign:
                     if any(type(t) is ast.Subscript for t in node.targets):  # type: ignore[attr-defined]
@@ -476,24 +507,22 @@ class _Index:
                     elif type(value) is ast.Attribute:
                         names.add(value.attr)
         roots.extend(d for d in self.defs if d.name in names or self._decorated(d))
-        layers = self._layer_classes()
+        layers = self._subclasses(lambda base: qualified(base) in KERAS_BASE_CLASSES)  # KerasFacts.layer_classes
         for cls in self.classes:
             if cls.name in layers:
                 roots.extend(n for n in ast.walk(cls) if isinstance(n, _DEFS) and n.name in KERAS_TRACED_METHODS)
         return roots
 
-    def _layer_classes(self) -> set[str]:
-        """Classes deriving from a Keras base class, directly or through a class of the module
-        (KerasFacts.layer_classes: the same fixed point)."""
+    def _subclasses(self, base_matches) -> set[str]:
+        """Classes deriving from a class ``base_matches`` accepts, directly or through a class of
+        the module (context.subclasses_of: the same fixed point)."""
         found: set[str] = set()
-        qualified = self.facts.qualified
         changed = True
         while changed:
             changed = False
             for cls in self.classes:
                 if cls.name not in found and any(
-                        qualified(base) in KERAS_BASE_CLASSES or (type(base) is ast.Name and base.id in found)
-                        for base in cls.bases):
+                        (type(base) is ast.Name and base.id in found) or base_matches(base) for base in cls.bases):
                     found.add(cls.name)
                     changed = True
         return found
@@ -546,6 +575,18 @@ class _Index:
                 n for n in cls.body if isinstance(n, _DEFS) and n.name == "__init__")
         return callees
 
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, as written (syntax.dotted_name), else None."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)  # type: ignore[attr-defined]
+    return ".".join(reversed(parts))
 
 
 def _own_nodes(function: ast.AST, *skipped: type):
@@ -655,6 +696,10 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
     """Why the gate lets the module through (the trigger found, and the structure), or None
     when it stops it."""
     facts = tree if isinstance(tree, ModuleFacts) else ModuleFacts(tree)
+    if facts.project:
+        reason = _project_reason(facts, codes)
+        if reason is not None:
+            return reason
     if not facts.imports_tf():
         return None
     gate = _split_triggers(codes)
@@ -685,6 +730,23 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
             return trigger
         if structure.holds(facts):  # type: ignore[attr-defined]
             return f"{trigger}, {structure}"
+    return None
+
+
+def _project_reason(facts: ModuleFacts, codes: Iterable[str] | None) -> str | None:
+    """In the command, a rule that follows calls into the project's other modules can fire where
+    its structure holds with the calls of their functions (``ModuleFacts.project``: an effect
+    node matches them), whatever this module imports or names."""
+    registry = all_rules()
+    for code in (registry if codes is None else codes):
+        rule = registry.get(code)
+        if rule is None or not rule.reaches_across_modules:
+            continue
+        structure = rule_structure(rule)
+        if structure is None:
+            return f"{code} follows calls into the project"
+        if structure.holds(facts):  # type: ignore[attr-defined]
+            return f"{structure}, with the project's functions"
     return None
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.checks import reach
-from tf_memlint.facts.sessions import SESSION_CLASSES, SESSION_RUN_TRIGGERS
+from tf_memlint.facts.functions import OPS, RETURNS_SESSION, RUNS_SESSION, SESSION
+from tf_memlint.facts.sessions import OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_CLASSES, SESSION_RUN_TRIGGERS
+from tf_memlint.gate import ANYWHERE, REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
 
@@ -49,6 +51,9 @@ class UnclosedSession(Rule):
     name = "unclosed-session"
     summary = "tf.Session()/InteractiveSession() made per iteration, superseded or kept by a long-lived owner, never closed"
     triggers = SESSION_CLASSES  # a session created here
+    # a session created anywhere (kept, superseded, in a function: judged where it is made), or,
+    # in the command, a call per iteration/request of another module's function that opens one
+    structure = Inside(ANYWHERE, SESSION_CLASSES) | Inside(REPEATED, {SESSION, RETURNS_SESSION})
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
@@ -424,6 +429,10 @@ class GraphGrowthInSessionLoop(Rule):
     name = "graph-growth-in-session-loop"
     summary = "TensorFlow ops created inside a loop that calls sess.run: the graph grows every iteration"
     triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
+    # a loop or request handler (or a function one calls) that runs a session and adds ops: a TF
+    # call, an optimizer's graph method, or, in the command, another module's function doing either
+    structure = Inside(REPEATED, SESSION_RUN_TRIGGERS | {RUNS_SESSION}) & Inside(
+        REPEATED, {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS})
     options = {
         "session_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),

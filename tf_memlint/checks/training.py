@@ -8,6 +8,7 @@ from tf_memlint.checks import reach
 from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.facts.keras import GRADIENT_TAPE, MODEL_BUILD_TRIGGERS, TRAINING_TRIGGERS
 from tf_memlint.facts.events import user_paced
+from tf_memlint.facts.functions import MODEL, PREDICT
 from tf_memlint.gate import REPEATED, TRAINING_LOOP, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name, runs_every_nth
@@ -374,6 +375,9 @@ class ModelInLoopWithoutClearSession(Rule):
     name = "model-in-loop-without-clear-session"
     summary = "Keras model built or loaded in a loop with no keras.backend.clear_session()"
     triggers = MODEL_BUILD_TRIGGERS
+    # a build in a loop or a request/batch handler, or in a function one calls (checks/reach.py),
+    # or, in the command, a call there of another module's function that builds one
+    structure = Inside(REPEATED, MODEL_BUILD_TRIGGERS | {MODEL})
     options = {
         "model_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 3-item list) are not reported"),
@@ -435,8 +439,9 @@ class PredictInLoop(Rule):
     name = "predict-in-loop"
     summary = "Keras model.predict() called per iteration of a loop: slow; call the model directly"
     triggers = frozenset(".predict&" + build for build in MODEL_BUILD_TRIGGERS)  # on a known Keras model
-    # in a loop or a request/batch handler, or in a function one calls (checks/reach.py)
-    structure = Inside(REPEATED, {".predict"})
+    # in a loop or a request/batch handler, or in a function one calls (checks/reach.py); in the
+    # command, a call there of another module's function that predicts
+    structure = Inside(REPEATED, {".predict", PREDICT})
     options = {
         "predict_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),

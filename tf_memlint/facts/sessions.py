@@ -63,15 +63,17 @@ NON_OP_FUNCTIONS = frozenset({
     "set_verbosity", "TensorShape", "import_meta_graph_def", "assert_same_float_dtype",
 })
 OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
+# Only calls of names under this one add operations (``op_creating_name``; TFM202's gate too).
+OP_NAMESPACE = "tensorflow"
 GRAPH_RESETS = frozenset({"tensorflow.reset_default_graph", "keras.backend.clear_session",
                           "keras.utils.clear_session"})
 
 
 def op_creating_name(name: str) -> bool:
     """A call of the canonical TF name ``name`` adds operations to the graph (project.py asks too)."""
-    if not name.startswith("tensorflow."):
+    if not name.startswith(OP_NAMESPACE + "."):
         return False
-    path = name[len("tensorflow."):].split(".")
+    path = name[len(OP_NAMESPACE) + 1:].split(".")
     last = path[-1]
     if path[0] in NON_OP_NAMESPACES or ".".join(path[:2]) in NON_OP_NAMESPACES:
         return name in OP_EXCEPTIONS
