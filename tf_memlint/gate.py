@@ -33,6 +33,8 @@ from the same constants (see ``_Index``):
     REPEATED  LOOP, a def that may run once per event (facts/events.py ``repetition``), or a def
               a call there may run, followed through calls (checks/reach.py)
     ANYWHERE  anywhere in the module
+    OUTSIDE_WITH  a call anywhere but as the context expression of a ``with`` (which closes
+              what it opens)
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
 ``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
@@ -89,7 +91,8 @@ class ModuleFacts:
     """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names, and
     where things are (``holds``)."""
 
-    __slots__ = ("aliases", "tree", "project", "_attrs", "_attribute_nodes", "_identifiers", "_index")
+    __slots__ = ("aliases", "tree", "project", "_attrs", "_attribute_nodes", "_identifiers", "_identifier_text",
+                 "_index")
 
     def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None) -> None:
         self.tree = tree
@@ -99,6 +102,7 @@ class ModuleFacts:
         self.aliases: dict[str, str] = {}
         self._attrs: set[str] | None = None
         self._identifiers: set[str] = set()
+        self._identifier_text: str | None = None
         self._attribute_nodes: list[ast.Attribute] = []
         self._index: _Index | None = None
         self._collect_imports(getattr(tree, "body", ()))
@@ -168,6 +172,14 @@ class ModuleFacts:
         return self._identifiers
 
     @property
+    def identifier_text(self) -> str:
+        """``identifiers`` joined by newlines (no identifier holds one): a text containing ``x``
+        exactly when some identifier does, searched in C."""
+        if self._identifier_text is None:
+            self._identifier_text = "\n".join(self.identifiers)
+        return self._identifier_text
+
+    @property
     def attributes(self) -> set[str]:
         """Every attribute name used anywhere (``x.predict`` gives ``predict``)."""
         if self._attrs is None:
@@ -210,8 +222,8 @@ class ModuleFacts:
 
 
 # Structure (see the module docstring) ---------------------------------------------------------
-TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE = (
-    "traced", "mapped", "loop", "training loop", "repeated", "anywhere")
+TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE, OUTSIDE_WITH = (
+    "traced", "mapped", "loop", "training loop", "repeated", "anywhere", "outside a with item")
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
@@ -293,7 +305,9 @@ class _Index:
         self.classes: list[ast.ClassDef] = []
         self.loops: list[ast.stmt] = []
         self.assigns: list[ast.AST] = []
+        self.withs: list[ast.AST] = []
         self.buckets: dict[type, list] = {
+            ast.With: self.withs, ast.AsyncWith: self.withs,
             ast.Call: self.calls, ast.FunctionDef: self.defs, ast.AsyncFunctionDef: self.defs,
             ast.ClassDef: self.classes, ast.For: self.loops,
             ast.AsyncFor: self.loops, ast.While: self.loops, ast.Assign: self.assigns,
@@ -310,6 +324,9 @@ class _Index:
             if place == ANYWHERE:
                 calls_only = inside.nodes and inside.nodes.isdisjoint({*_KINDS, ITEM_WRITE, NUMPY_NAME})
                 found = any(map(match, self.calls)) if calls_only else self._search([self.facts.tree], match, True)
+            elif place == OUTSIDE_WITH:  # calls only
+                items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
+                found = any(match(call) for call in self.calls if id(call) not in items)
             elif place == LOOP:
                 found = self._search(self.loops, match)
             elif place == TRAINING_LOOP:
@@ -711,7 +728,7 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
         if atom.startswith("."):
             return atom[1:] in facts.attributes
         if atom.startswith("~"):
-            return any(atom[1:] in word for word in facts.identifiers)
+            return atom[1:] in facts.identifier_text
         if names is None:
             names = facts.names(set(gate.lasts))
         return any(name == atom or name.startswith(atom + ".") for name in names)

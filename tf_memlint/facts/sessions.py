@@ -18,7 +18,10 @@ if TYPE_CHECKING:
     from tf_memlint.context import TFContext
     from tf_memlint.scopes import Scope
 
-SESSION_CLASSES = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession"})
+# An InteractiveSession installs itself as the default session: even under ``with`` it outlives its
+# block (TFM201; functions.py's SESSION effect).
+INTERACTIVE_SESSION = "tensorflow.InteractiveSession"
+SESSION_CLASSES = frozenset({"tensorflow.Session", INTERACTIVE_SESSION})
 # Calls that hand back a session the code may `run` (not for TFM201: these are not created here).
 SESSION_FACTORIES = frozenset({
     "tensorflow.train.MonitoredTrainingSession", "tensorflow.train.MonitoredSession",
