@@ -203,3 +203,76 @@ def test_command_reaches_predict_and_sessions_across_modules(tmp_path, capsys, m
     completed = subprocess.run([sys.executable, "-m", "flake8", "--isolated", f"--select={','.join(all_rules())}",
                                 "svc/consumer.py"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert completed.stdout == "", completed.stdout
+
+
+AGENTS = '''
+import numpy as np
+from tensorflow import keras
+
+
+class DQNAgent:
+    def __init__(self, actions):
+        self.model = self._build_model(actions)
+
+    def _build_model(self, actions):
+        return keras.Sequential([keras.layers.Dense(actions)])
+
+    def act(self, state):
+        return int(np.argmax(self.model.predict(state[None])[0]))
+
+    def replay(self, batch):
+        for state in batch:
+            self.model.predict(state[None])  # expect: TFM404
+'''
+RUNNER = '''
+from .agents import DQNAgent
+
+
+class Trainer:
+    def __init__(self):
+        self.agent = DQNAgent(4)
+
+    def episode(self, env):
+        state, done = env.reset(), False
+        while not done:
+            state, reward, done, _ = env.step(self.agent.act(state))  # expect: TFM404
+
+
+def play(env, episodes):
+    agent = DQNAgent(4)
+    for _ in range(episodes):
+        state, done = env.reset(), False
+        while not done:
+            state, reward, done, _ = env.step(agent.act(state))  # expect: TFM404
+
+
+def search(configs):
+    for actions in configs:
+        DQNAgent(actions)  # expect: TFM403
+
+
+def replay_once(batch):
+    agent = DQNAgent(4)
+    agent.replay(batch)
+    return agent.act(batch[0])
+'''
+
+
+def test_command_reaches_methods_of_another_modules_classes(tmp_path, capsys, monkeypatch):
+    """An agent class in one module, its episode loop in another (the usual shape of an RL
+    project): the loop calling ``agent.act()`` / ``self.agent.act()``, whose method predicts on
+    the model the object built, gets the finding; so does a class built per configuration. A
+    method called once, and a method whose own loop predicts (reported there), stay silent."""
+    package = tmp_path / "rl"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name, text in (("agents", AGENTS), ("runner", RUNNER)):
+        (package / f"{name}.py").write_text(textwrap.dedent(text))
+    monkeypatch.chdir(tmp_path)
+    main(["--isolated", *every_rule(), "--format", "text", "rl"])
+    out = capsys.readouterr().out
+    for name in ("agents", "runner"):
+        found = {(int(line.split(":")[1]), line.split()[1]) for line in out.splitlines()
+                 if line.startswith(f"rl/{name}.py")}
+        assert found == _expected(package / f"{name}.py"), out
+    assert "via DQNAgent.act(), agents.py:" in out, out

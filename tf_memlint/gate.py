@@ -355,6 +355,8 @@ class _Index:
         project = self.facts.project or {}
         written = {key for key, entry in project.items()
                    if not key.startswith("__") and not effects.isdisjoint(entry)} if effects else set()
+        # agent.act() on an instance of a project class (the table writes Agent.act): any receiver
+        written_methods = {key.rpartition(".")[2] for key in written if "." in key}
 
         def named(func: ast.AST) -> bool:
             """A call of one of ``names`` or of a name under it (as triggers match)."""
@@ -377,7 +379,7 @@ class _Index:
                     return True
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
                     return True
-                if written and _dotted(func) in written:
+                if written and (_dotted(func) in written or (type(func) is ast.Attribute and callee in written_methods)):
                     return True
                 return (bool(names) and (named(func) or (type(func) is ast.Name and callee in derived))) \
                     or (numpy and self._numpy_array(func))

@@ -4,12 +4,14 @@ the linted project, and TF1 graph mode from the project, not only the file.
 The flake8 plugin sees one file at a time; it gets in-file reach only. The command sees every
 file it was given: before linting, ``build`` reads them with the stdlib ``ast`` (C-fast; files
 that never name tensorflow/keras cost a text search) and computes, for the top-level functions
-of every module, the same effects as facts/functions.py (a Keras model built or loaded, predict
+and the methods of top-level classes of every module (``Agent.act``; ``Agent`` for its
+``__init__``), the same effects as facts/functions.py (a Keras model built or loaded, predict
 on a module's own model, TF ops, a session kept or returned, a session run) from canonical names,
 followed through the calls between the project's modules (a few rounds: bounded depth; a cycle
 adds nothing new and stops). Then, for each file that imports a project function with an effect
 (``from .models import build``, ``import mypkg.models``, ``from mypkg import models``), a table
-keyed by the names that file calls it by goes to the engine (``settings["project"]``), which
+keyed by the names that file calls it by (``models.build``, ``Agent.act``: facts/functions.py finds
+the class of ``agent.act()`` from ``agent = Agent()``) goes to the engine (``settings["project"]``), which
 hands it to ``TFContext.project``; FunctionFacts consults it when a call does not resolve in-file.
 
 Graph mode: a project where some module calls ``disable_eager_execution()`` /
@@ -70,6 +72,16 @@ class _Module:
         self.package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
         self.functions: dict[str, ast.FunctionDef] = {
             n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        # Methods of top-level classes as "Class.method", and a class's __init__ as "Class" (what
+        # calling the class runs): an agent class in agent.py, called per step from train.py.
+        self.model_attrs: dict[str, set[str]] = {}  # class -> self attributes bound to a model
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.functions.setdefault(f"{node.name}.{item.name}", item)
+                        if item.name == "__init__":
+                            self.functions.setdefault(node.name, item)
         self.effects: dict[str, dict[str, tuple[str, tuple]]] = {}
         self.imports: dict[str, str] = {}  # local dotted name -> "module.func" or "module"
         self.globals_models: set[str] = set()
@@ -132,7 +144,9 @@ def _guarded(function: ast.AST) -> set[int]:
     return found
 
 
-def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool) -> dict[str, tuple[str, tuple]]:
+def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
+            owner: str | None = None) -> dict[str, tuple[str, tuple]]:
+    """What one call of ``function`` does itself (``owner``: its class, for a method)."""
     effects: dict[str, tuple[str, tuple]] = {}
     guarded = _guarded(function)
     calls = [n for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded]
@@ -159,6 +173,16 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool) -> dic
                 effects.setdefault(PREDICT, (what, ()))
             if call.func.attr == "run" and isinstance(receiver, ast.Name) and SESSION_NAME(receiver.id):
                 effects.setdefault(RUNS_SESSION, (what, ()))
+    held = module.model_attrs.get(owner, set()) if owner else set()
+    if held and PREDICT not in effects and _predict_builds_per_call(module):
+        looped = {id(n) for loop in _nodes(function) if type(loop) in (ast.For, ast.While) for n in ast.walk(loop)}
+        for call in calls:
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == "predict" and call.args and id(call) not in looped \
+                    and isinstance(func.value, ast.Attribute) and func.value.attr in held \
+                    and isinstance(func.value.value, ast.Name) and func.value.value.id == "self":
+                effects[PREDICT] = (f"self.{func.value.attr}.predict()", ())
+                break
     for node in _nodes(function):
         if type(node) is ast.Return and isinstance(node.value, ast.Call) \
                 and module.canonical(node.value.func) in SESSION_CLASSES and not closes:
@@ -181,6 +205,23 @@ def _predict_builds_per_call(module: _Module) -> bool:
                     for c in calls)
         module.tf2_predict = tf2 and not graph
     return module.tf2_predict
+
+
+def _model_attributes(module: _Module, cls: ast.ClassDef) -> set[str]:
+    """The ``self`` attributes a method of ``cls`` binds to a Keras model it builds or loads."""
+    def builds(call: ast.Call) -> bool:  # Sequential(...), or self._build_model() / build() that does
+        if _is_model_build(module, call):
+            return True
+        dotted = _dotted(call.func) or ""
+        helper = module.functions.get(f"{cls.name}.{dotted[5:]}" if dotted.startswith("self.") else dotted)
+        return helper is not None and any(type(n) is ast.Call and _is_model_build(module, n) for n in _nodes(helper))
+
+    found = set()
+    for node in ast.walk(cls):
+        if type(node) is ast.Assign and isinstance(node.value, ast.Call) and builds(node.value):
+            found.update(t.attr for t in node.targets if isinstance(t, ast.Attribute)
+                         and isinstance(t.value, ast.Name) and t.value.id == "self")
+    return found
 
 
 def build(paths: list[str]) -> dict[str, dict[str, Any]]:
@@ -329,6 +370,8 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
         for node in module.tree.body:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_model_build(module, node.value):
                 module.globals_models.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            if isinstance(node, ast.ClassDef):
+                module.model_attrs[node.name] = _model_attributes(module, node)
     # Imports of project modules, per module (import statements only: statement lists are walked).
     for module in modules.values():
         for node in _statements(module.tree):
@@ -358,14 +401,15 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
         if True:
             for fname, function in module.functions.items():
                 found = _direct(module, function, module.graph_mode  # type: ignore[attr-defined]
-                                or project_of[module.path] in graph_projects)
+                                or project_of[module.path] in graph_projects, fname.partition(".")[0]
+                                if fname != function.name else None)
                 if found:
                     module.effects[fname] = found
 
     def lookup(module: _Module, dotted: str) -> tuple[str, dict] | None:
+        if dotted in module.functions:  # a function, a class (its __init__) or Class.method of this module
+            return f"{Path(module.path).name}:{module.functions[dotted].lineno}", module.effects.get(dotted, {})
         head, _, rest = dotted.partition(".")
-        if not rest and head in module.functions:
-            return f"{Path(module.path).name}:{module.functions[head].lineno}", module.effects.get(head, {})
         target = module.imports.get(head)
         if target is None:
             return None
@@ -385,6 +429,8 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
                     if type(node) is not ast.Call:
                         continue
                     dotted = _dotted(node.func)
+                    if dotted and dotted.startswith("self.") and fname != function.name and dotted.count(".") == 1:
+                        dotted = fname.partition(".")[0] + dotted[4:]  # self.act() in a method of Agent
                     found = lookup(module, dotted) if dotted and dotted != fname else None
                     if not found:
                         continue
@@ -411,9 +457,13 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
             else:
                 owner, _, fname = target.rpartition(".")
                 other = modules.get(owner)
-                if other is not None and other.effects.get(fname):
-                    where = f"{Path(other.path).name}:{other.functions[fname].lineno}"
-                    table[local] = {k: (w, ((local, where),) + c) for k, (w, c) in other.effects[fname].items()}
+                if other is None:
+                    continue
+                for name in [fname, *(n for n in other.functions if n.startswith(fname + "."))]:
+                    if other.effects.get(name):  # from .agent import Agent: Agent() and Agent.act
+                        key = local + name[len(fname):]
+                        where = f"{Path(other.path).name}:{other.functions[name].lineno}"
+                        table[key] = {k: (w, ((key, where),) + c) for k, (w, c) in other.effects[name].items()}
         if table:
             table[RELATIVE] = sorted({name.split(".")[0] for name in table})
         if table:

@@ -366,7 +366,7 @@ class FunctionFacts:
         for call in calls:
             target = self.resolve(call, definition)
             if target is None:
-                found = self.project_summary(call)
+                found = self.project_summary(call, definition)
                 if found is None:
                     continue
                 for kind, witness in found.items():
@@ -444,22 +444,48 @@ class FunctionFacts:
             return keras.is_model_build(call)
         return isinstance(call.func, cst.Name) and call.func.value in keras.model_classes
 
-    def project_summary(self, call: cst.Call) -> dict[str, Witness] | None:
-        """Effects of a function of another module of the linted project (CLI only)."""
+    def project_summary(self, call: cst.Call, where: cst.CSTNode | None = None) -> dict[str, Witness] | None:
+        """Effects of a function of another module of the linted project (CLI only): ``func()``,
+        ``module.func()``, ``Agent()``, and ``agent.act()`` / ``self.agent.act()`` on an instance
+        of a class imported from the project, seen from def ``where`` (default: the current one)."""
         table = getattr(self.context, "project", None)
         if not table:
             return None
         dotted = dotted_name(call.func)
         if dotted is None:
-            return None
-        head = dotted.split(".")[0]
-        if head not in self.context.aliases and head not in table.get("__relative__", ()):
-            return None
-        entry = table.get(dotted)
+            if not isinstance(call.func, cst.Attribute):
+                return None
+            dotted = ""  # self.agent.act(): only an instance's class can name it
+        entry = table.get(dotted) if dotted.split(".")[0] in self.context.aliases \
+            or dotted.split(".")[0] in table.get("__relative__", ()) else None
+        if not entry and isinstance(call.func, cst.Attribute):
+            if where is None and self.context.function is not None:
+                where = self.context.function.node
+            cls = self._project_class_of(call.func.value, where, table)
+            entry = table.get(f"{cls}.{call.func.attr.value}") if cls else None
         if not entry:
             return None
         return {kind: Witness(what, tuple((label, where) for label, where in chain))
                 for kind, (what, chain) in entry.items()}
+
+    def _project_class_of(self, expr: cst.BaseExpression, where: cst.CSTNode | None,
+                          table: dict[str, Any]) -> str | None:
+        """The name (as this module calls it) of the project class ``expr`` is an instance of:
+        ``agent`` bound to ``Agent(...)``, ``self.agent`` assigned ``agents.Agent(...)``."""
+        self._init_summaries()
+        if isinstance(expr, cst.Name):
+            values = self._values(expr.value, where) or []
+        elif is_self_attribute(expr) and self.class_of_def(where) is not None:
+            values = self._self_attrs.get((self.class_of_def(where).name.value, expr.attr.value), [])  # type: ignore[union-attr, attr-defined]
+        else:
+            return None
+        for value in values:
+            name = dotted_name(value.func) if isinstance(value, cst.Call) else None
+            head = (name or "").split(".")[0]
+            if name and (head in self.context.aliases or head in table.get("__relative__", ())) \
+                    and any(key.startswith(name + ".") for key in table):
+                return name
+        return None
 
     def possible(self, kind: str) -> bool:
         """A cheap test, once per module and effect: could any function of this module (or of the
