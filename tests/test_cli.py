@@ -210,13 +210,13 @@ def test_a_quoted_multiline_expression_is_one_short_line(project, capsys):
 @pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
 def test_every_finding_is_one_line_in_every_format(project, capsys, fmt):
     """Every fixture (and the notebook) through each format: one line per finding."""
-    from conftest import FIXTURES
+    from conftest import FIXTURES, every_rule
 
     (project / "multi.py").write_text(MULTILINE_QUOTE)
-    main([str(FIXTURES), "multi.py", "--isolated", "--format", "json", "--extend-select", "TFM"])
+    main([str(FIXTURES), "multi.py", "--isolated", "--format", "json", *every_rule()])
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert len(findings) > 50 and any(f["cell"] for f in findings)
-    main([str(FIXTURES), "multi.py", "--isolated", "--format", fmt, "--extend-select", "TFM"])
+    main([str(FIXTURES), "multi.py", "--isolated", "--format", fmt, *every_rule()])
     out = capsys.readouterr().out
     if fmt == "text":
         assert len(out.splitlines()) == len(findings)

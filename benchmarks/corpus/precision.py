@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--current", action="append", default=[], metavar="SET=FILE")
     parser.add_argument("--spent", action="append", default=[], metavar="SET:CODE")
     parser.add_argument("--reach", action="store_true", help="also a table of the findings that came through reach")
+    parser.add_argument("--adjudication", action="append", default=[], type=Path, metavar="FILE",
+                        help="rows (set, code, path, line, verdict) that settle a disagreement: their verdict counts")
     parser.add_argument("--skeleton", metavar="FILE", type=Path,
                         help="print the rows to judge for a JSON run (verdict and reason left for the reviewer)")
     args = parser.parse_args(argv)
@@ -92,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         name, _, file = item.partition("=")
         current[name] = current_findings(Path(file))
     spent = {tuple(item.split(":", 1)) for item in args.spent}
+    settled = {(row["set"], row["code"], row["path"], int(row["line"])): row["verdict"]
+               for path in args.adjudication for row in read_judgments(path)}
     counts: dict[str, Counter] = {}
     reach: dict[str, Counter] = {}
     for path in args.judgments:
@@ -102,9 +106,10 @@ def main(argv: list[str] | None = None) -> int:
             judged.add(key)
             if (name, row["code"]) in spent or (name in current and key not in current[name]):
                 continue
-            counts.setdefault(row["code"], Counter())[row["verdict"]] += 1
+            verdict = settled.get((name, *key), row["verdict"])
+            counts.setdefault(row["code"], Counter())[verdict] += 1
             if row.get("reach") == "yes":
-                reach.setdefault(row["code"], Counter())[row["verdict"]] += 1
+                reach.setdefault(row["code"], Counter())[verdict] += 1
         for code, *_ in current.get(name, set()) - judged:
             if (name, code) not in spent:
                 counts.setdefault(code, Counter())["unjudged"] += 1

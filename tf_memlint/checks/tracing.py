@@ -219,6 +219,9 @@ class PythonStateInTracedFunction(Rule):
     """
 
     code = "TFM103"
+    # Opt-in since round 5: 0 of 5 findings worth acting on in the fresh held-out sets
+    # (rules/TFM103.md): deliberate trace-time flags and per-call containers of library code.
+    default_enabled = False
     name = "python-state-in-traced-function"
     summary = "global/nonlocal writes or outer Python containers mutated inside a traced function"
     triggers = TRACED_SCOPE
@@ -263,10 +266,12 @@ class PythonStateInTracedFunction(Rule):
 
     def _slot_guarded(self, name: str) -> bool:
         """Create-on-first-trace with a container slot: the write sits under ``if slot[0] is None:``,
-        ``if not slot:``, ``if len(slot) == 0:`` on the same container."""
+        ``if not slot:``, ``if not slot[0]:``, ``if len(slot) == 0:`` on the same container."""
         for test in (i.test for i in self._ifs):
             if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
                 test = test.expression
+                if isinstance(test, cst.Subscript):
+                    test = test.value  # `if not slot[0]:`, as `if slot[0] is None:`
                 if _names_container(test, name):
                     return True
             if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
@@ -599,6 +604,9 @@ class LargeConstantInGraph(Rule):
     """
 
     code = "TFM106"
+    # Opt-in since round 5: 0 of 5 findings worth acting on in the fresh held-out sets
+    # (rules/TFM106.md): test constants embedded once, an array of unknown size in dead code.
+    default_enabled = False
     name = "large-constant-in-graph"
     summary = "NumPy array captured by or converted inside a traced function is embedded in the graph"
     triggers = TRACED_SCOPE | TF1_GRAPH_CALLS  # traced code, or a TF1 graph
