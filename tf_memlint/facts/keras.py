@@ -66,6 +66,7 @@ class KerasFacts:
         self.context = context
         self._calls = calls
         self._eager_predict: bool | None = None
+        self._era_elsewhere: bool | None = None  # era_is_elsewhere, once
         self.layer_classes = context.subclasses_of(classes, KERAS_BASE_CLASSES)  # layers and models
         self.model_classes = context.subclasses_of(classes, KERAS_MODEL_BASES)
         self._facts: dict[tuple[int, str], bool] = {}
@@ -255,8 +256,10 @@ class KerasFacts:
     def era_is_elsewhere(self) -> bool:
         """This module imports no Keras and shows no graph-mode marker: the era of a ``predict``
         it reaches through another module's helper is that module's (project.py decides it)."""
-        return not any((canonical(m) or "").split(".")[0] == "keras" for m in self.context.aliases.values()) \
-            and not self._graph_mode_keras()
+        if self._era_elsewhere is None:
+            self._era_elsewhere = not any((canonical(m) or "").split(".")[0] == "keras"
+                                          for m in self.context.aliases.values()) and not self._graph_mode_keras()
+        return self._era_elsewhere
 
     def _tf2_keras(self) -> bool:
         context = self.context
