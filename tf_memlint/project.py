@@ -22,6 +22,7 @@ graphs everywhere: ``"__graph_mode__"`` in every table.
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import re
 import sys
@@ -227,6 +228,22 @@ def _model_attributes(module: _Module, cls: ast.ClassDef) -> set[str]:
 def build(paths: list[str]) -> dict[str, dict[str, Any]]:
     """{path: table} for the files that call a project function with an effect (and, in a TF1
     graph-mode project, every file).
+
+    The cyclic garbage collector is paused meanwhile, as for a LibCST tree (engine._lint_cst):
+    the stdlib trees kept until the tables are done have no cycles, and the collections their
+    allocations trigger scanned them over and over (3.1 s instead of 7 s on the dev corpus).
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(paths)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(paths: list[str]) -> dict[str, dict[str, Any]]:
+    """``build`` with the collector paused.
 
     Cheap first: the bytes of every file are searched, but only *providers* (importable modules
     that name TensorFlow/Keras and define a function) and the files that name a provider's
