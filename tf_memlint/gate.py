@@ -61,7 +61,8 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable
 
 from tf_memlint.context import NUMPY_ARRAY_FACTORIES
-from tf_memlint.facts.functions import FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION, TF_FUNCTION
+from tf_memlint.facts.functions import FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
+from tf_memlint.facts.functions import TF_FUNCTION as CREATES_TF_FUNCTION  # the effect, not the name
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,
                                    TRAINING_STEP_METHODS)
@@ -69,6 +70,7 @@ from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHO
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import all_rules
+from tf_memlint.syntax import ast_dotted_name
 
 if TYPE_CHECKING:
     from tf_memlint.rule import Rule
@@ -186,19 +188,20 @@ class ModuleFacts:
             self._walk()
         return self._attrs  # type: ignore[return-value]
 
+    def imported(self, expr: ast.AST) -> str | None:
+        """The dotted name of a ``a.b.c`` chain through the import aliases, as imported
+        (``TFContext.imported_name``)."""
+        dotted = ast_dotted_name(expr)
+        if dotted is None:
+            return None
+        head, dot, rest = dotted.partition(".")
+        module = self.aliases.get(head)
+        return None if module is None else module + dot + rest
+
     def qualified(self, expr: ast.AST) -> str | None:
         """The canonical TF/Keras name of a ``a.b.c`` chain, as ``TFContext.qualified_name``."""
-        parts = []
-        while type(expr) is ast.Attribute:
-            parts.append(expr.attr)  # type: ignore[attr-defined]
-            expr = expr.value  # type: ignore[attr-defined]
-        if type(expr) is not ast.Name:
-            return None
-        module = self.aliases.get(expr.id)  # type: ignore[attr-defined]
-        if module is None:
-            return None
-        parts.append(module)
-        return canonical(".".join(reversed(parts)))
+        imported = self.imported(expr)
+        return None if imported is None else canonical(imported)
 
     def names(self, lasts: set[str]) -> set[str]:
         """Canonical TF/Keras names the module refers to: every import alias, and every
@@ -231,7 +234,7 @@ NUMPY_NAME = "a name bound to a NumPy array"
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
-EFFECTS = frozenset({MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, TF_FUNCTION, RUNS_SESSION})
+EFFECTS = frozenset({MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, CREATES_TF_FUNCTION, RUNS_SESSION})
 _KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.Global,),
           "Nonlocal": (ast.Nonlocal,)}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -379,7 +382,7 @@ class _Index:
                     return True
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
                     return True
-                if written and (_dotted(func) in written or (type(func) is ast.Attribute and callee in written_methods)):
+                if written and (ast_dotted_name(func) in written or (type(func) is ast.Attribute and callee in written_methods)):
                     return True
                 return (bool(names) and (named(func) or (type(func) is ast.Name and callee in derived))) \
                     or (numpy and self._numpy_array(func))
@@ -594,18 +597,6 @@ class _Index:
                 n for n in cls.body if isinstance(n, _DEFS) and n.name == "__init__")
         return callees
 
-
-
-def _dotted(node: ast.AST) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain, as written (syntax.dotted_name), else None."""
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)  # type: ignore[attr-defined]
-        node = node.value  # type: ignore[attr-defined]
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)  # type: ignore[attr-defined]
-    return ".".join(reversed(parts))
 
 
 def _own_nodes(function: ast.AST, *skipped: type):

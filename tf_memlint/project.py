@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from tf_memlint.facts.functions import MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
-from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, EAGER_OFF_CALLS, GRAPH_MODE_KERAS_METHODS,
-                                   KERAS3_MODULES, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, TF1_ONLY_CALLS,
-                                   TF2_CALLS, TF2_KERAS_IMPORTS)
+from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
+                                   tf2_keras)
 from tf_memlint.facts.sessions import SESSION_CLASSES, SESSION_NAME, op_creating_name
 from tf_memlint.gate import ModuleFacts
-from tf_memlint.names import MENTIONS_TF, canonical
+from tf_memlint.names import MENTIONS_TF
+from tf_memlint.syntax import ast_dotted_name
 
 PROJECT_SETTING = "project"
 GRAPH_MODE = "__graph_mode__"
@@ -69,7 +69,8 @@ def module_name(path: Path) -> tuple[str, str]:
 class _Module:
     def __init__(self, path: str, name: str, tree: ast.Module) -> None:
         self.path, self.name, self.tree = path, name, tree
-        self.aliases = ModuleFacts(tree).aliases
+        self.facts = ModuleFacts(tree)  # import aliases, and names through them (the gate's own)
+        self.aliases = self.facts.aliases
         self.package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
         self.functions: dict[str, ast.FunctionDef] = {
             n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -91,26 +92,10 @@ class _Module:
 
     def imported(self, node: ast.AST) -> str | None:
         """The dotted name ``node`` has through this module's imports, as imported."""
-        dotted = _dotted(node)
-        if dotted is None:
-            return None
-        head, dot, rest = dotted.partition(".")
-        module = self.aliases.get(head)
-        return None if module is None else module + dot + rest
+        return self.facts.imported(node)
 
     def canonical(self, node: ast.AST) -> str | None:
-        imported = self.imported(node)
-        return None if imported is None else canonical(imported)
-
-
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return ".".join([node.id, *reversed(parts)])
+        return self.facts.qualified(node)
 
 
 def _is_model_build(module: _Module, call: ast.Call) -> bool:
@@ -154,13 +139,13 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
     names = [module.canonical(c.func) for c in calls]
     if any(n in CLEAR_SESSION_CALLS for n in names) or any(
             isinstance(d, ast.Name) and d.id in ("lru_cache", "cache") or
-            isinstance(d, ast.Call) and (_dotted(d.func) or "").endswith("lru_cache") for d in function.decorator_list):
+            isinstance(d, ast.Call) and (ast_dotted_name(d.func) or "").endswith("lru_cache") for d in function.decorator_list):
         return effects
     closes = any(type(n) is ast.Attribute and n.attr == "close" for n in _nodes(function))
     if "tensorflow.executing_eagerly" in names:
         graph_mode = False  # written for both modes: no graph in TF2
     for call, name in zip(calls, names):
-        what = (_dotted(call.func) or "call") + "()"
+        what = (ast_dotted_name(call.func) or "call") + "()"
         if _is_model_build(module, call):
             effects.setdefault(MODEL, (what, ()))
         if name is not None and op_creating_name(name) and graph_mode:
@@ -187,7 +172,7 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
     for node in _nodes(function):
         if type(node) is ast.Return and isinstance(node.value, ast.Call) \
                 and module.canonical(node.value.func) in SESSION_CLASSES and not closes:
-            effects.setdefault(RETURNS_SESSION, ((_dotted(node.value.func) or "Session") + "()", ()))
+            effects.setdefault(RETURNS_SESSION, ((ast_dotted_name(node.value.func) or "Session") + "()", ()))
     return effects
 
 
@@ -195,16 +180,10 @@ def _predict_builds_per_call(module: _Module) -> bool:
     """The provider's Keras is TF2's, as facts/keras.py ``predict_builds_per_call`` decides for the
     module that calls ``predict`` (a consumer that imports no Keras cannot tell the era itself)."""
     if module.tf2_predict is None:  # type: ignore[has-type]
-        modules = module.aliases.values()
-        calls = [n for n in ast.walk(module.tree) if type(n) is ast.Call]
-        tf2 = any(m == p or m.startswith(p + ".") for m in modules for p in TF2_KERAS_IMPORTS + KERAS3_MODULES) \
-            or any((module.canonical(c.func) or "") in TF2_CALLS
-                   or (module.imported(c.func) or "").startswith(("tensorflow.keras.",) + KERAS3_MODULES)
-                   for c in calls)
-        graph = any((isinstance(c.func, ast.Attribute) and c.func.attr in GRAPH_MODE_KERAS_METHODS)
-                    or module.imported(c.func) in TF1_ONLY_CALLS or module.canonical(c.func) in EAGER_OFF_CALLS
-                    for c in calls)
-        module.tf2_predict = tf2 and not graph
+        calls = [(module.imported(c.func), module.canonical(c.func),
+                  c.func.attr if type(c.func) is ast.Attribute else None)
+                 for c in ast.walk(module.tree) if type(c) is ast.Call]
+        module.tf2_predict = tf2_keras(module.aliases.values(), calls) and not graph_mode_keras(calls)
     return module.tf2_predict
 
 
@@ -213,7 +192,7 @@ def _model_attributes(module: _Module, cls: ast.ClassDef) -> set[str]:
     def builds(call: ast.Call) -> bool:  # Sequential(...), or self._build_model() / build() that does
         if _is_model_build(module, call):
             return True
-        dotted = _dotted(call.func) or ""
+        dotted = ast_dotted_name(call.func) or ""
         helper = module.functions.get(f"{cls.name}.{dotted[5:]}" if dotted.startswith("self.") else dotted)
         return helper is not None and any(type(n) is ast.Call and _is_model_build(module, n) for n in _nodes(helper))
 
@@ -445,7 +424,7 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
                 for node in _nodes(function):
                     if type(node) is not ast.Call:
                         continue
-                    dotted = _dotted(node.func)
+                    dotted = ast_dotted_name(node.func)
                     if dotted and dotted.startswith("self.") and fname != function.name and dotted.count(".") == 1:
                         dotted = fname.partition(".")[0] + dotted[4:]  # self.act() in a method of Agent
                     found = lookup(module, dotted) if dotted and dotted != fname else None

@@ -6,6 +6,7 @@ context's and the fact modules' job) or about where the walk is.
 
 from __future__ import annotations
 
+import ast
 import enum
 from typing import Callable, Iterator
 
@@ -37,6 +38,18 @@ def dotted_name(expr: cst.BaseExpression) -> str | None:
     if not isinstance(expr, cst.Name):
         return None
     parts.append(expr.value)
+    return ".".join(reversed(parts))
+
+
+def ast_dotted_name(node: ast.AST) -> str | None:
+    """``dotted_name`` for a stdlib ``ast`` node (the gate's and project.py's trees)."""
+    parts: list[str] = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)  # type: ignore[attr-defined]
+        node = node.value  # type: ignore[attr-defined]
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)  # type: ignore[attr-defined]
     return ".".join(reversed(parts))
 
 

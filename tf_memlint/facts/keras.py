@@ -7,7 +7,7 @@ estimator to a Keras model is judged at each use.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Tuple
 
 import libcst as cst
 
@@ -59,6 +59,30 @@ GRAPH_MODE_KERAS_METHODS = frozenset({"_make_predict_function", "get_session", "
 TF1_ONLY_CALLS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.placeholder",
                             "tensorflow.get_default_graph"})  # as imported: no compat.v1 in the path
 EAGER_OFF_CALLS = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+
+
+# A call as the era tests read it: its name as imported, its canonical name, and the attribute
+# it calls (``K.get_session()``: "get_session"). facts on a LibCST tree and project.py on a stdlib
+# tree each spell their calls this way and ask the same two questions.
+CallNames = Tuple[Optional[str], Optional[str], Optional[str]]
+
+
+def tf2_keras(imported_modules: Iterable[str], calls: Iterable[CallNames]) -> bool:
+    """The module's Keras is TF2's: it imports tf.keras or Keras 3 (its own modules or companions),
+    calls ``tf.keras.<...>``, or calls a TF2 API beside standalone Keras."""
+    if any(m == p or m.startswith(p + ".") for m in imported_modules for p in TF2_KERAS_IMPORTS + KERAS3_MODULES):
+        return True
+    return any((imported or "").startswith("tensorflow.keras.")  # tf.keras.Sequential(...)
+               or name in TF2_CALLS or (name or "").startswith(KERAS3_MODULES) for imported, name, _ in calls)
+
+
+def graph_mode_keras(calls: Iterable[CallNames]) -> bool:
+    """The module's own graph-mode markers. Its own only: a repository of tutorials mixes TF1 and
+    TF2 files, and the flake8 plugin, which sees one file, must decide as the command does. A
+    ``tf.compat.v1.Session()`` in TF2 code leaves Keras eager: only TF1's own spellings, eager
+    turned off, or Keras handed a session count."""
+    return any(attribute in GRAPH_MODE_KERAS_METHODS or imported in TF1_ONLY_CALLS or name in EAGER_OFF_CALLS
+               for imported, name, attribute in calls)
 
 
 class KerasFacts:
@@ -262,33 +286,17 @@ class KerasFacts:
         return self._era_elsewhere
 
     def _tf2_keras(self) -> bool:
-        context = self.context
-        modules = context.aliases.values()
-        if any(m == p or m.startswith(p + ".") for m in modules for p in TF2_KERAS_IMPORTS + KERAS3_MODULES):
-            return True
-        for call, _ in self._calls:
-            if (context.imported_name(call.func) or "").startswith("tensorflow.keras."):
-                return True  # tf.keras.Sequential(...)
-            name = context.call_name(call)
-            if name in TF2_CALLS or (name or "").startswith(KERAS3_MODULES):
-                return True
-        return False
+        return tf2_keras(self.context.aliases.values(), self._call_names())
 
     def _graph_mode_keras(self) -> bool:
-        # This module's own markers only: a repository of tutorials mixes TF1 and TF2 files, and
-        # the flake8 plugin, which sees one file, must decide as the command does. A
-        # ``tf.compat.v1.Session()`` in TF2 code leaves Keras eager: only TF1's own spellings,
-        # eager turned off, or Keras handed a session count.
+        return graph_mode_keras(self._call_names())
+
+    def _call_names(self) -> Iterator[CallNames]:
         context = self.context
         for call, _ in self._calls:
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value in GRAPH_MODE_KERAS_METHODS:
-                return True
-            if context.imported_name(func) in TF1_ONLY_CALLS:
-                return True
-            if context.call_name(call) in EAGER_OFF_CALLS:
-                return True
-        return False
+            yield (context.imported_name(func), context.call_name(call),
+                   func.attr.value if isinstance(func, cst.Attribute) else None)
 
     def is_model(self, expr: cst.BaseExpression) -> bool:
         """``expr`` holds a Keras model: the value bound to it at this point builds or loads one."""
