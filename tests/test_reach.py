@@ -77,13 +77,19 @@ def train(x, y):
 '''
 
 
-def _project(tmp_path):
-    package = tmp_path / "pkg"
+def _write_package(tmp_path, package_name, modules):
+    """``modules`` (name -> source) as the package ``package_name`` under ``tmp_path``."""
+    package = tmp_path / package_name
     package.mkdir()
     (package / "__init__.py").write_text("")
-    for name, text in (("models", MODELS), ("ops", OPS), ("graph", GRAPH), ("app", APP), ("look", LOOKALIKE)):
+    for name, text in modules.items():
         (package / f"{name}.py").write_text(textwrap.dedent(text))
     return package
+
+
+def _project(tmp_path):
+    return _write_package(tmp_path, "pkg", {"models": MODELS, "ops": OPS, "graph": GRAPH, "app": APP,
+                                            "look": LOOKALIKE})
 
 
 def _expected(path):
@@ -137,6 +143,21 @@ def test_project_tables_are_built_only_for_rules_that_reach_across_modules(tmp_p
     capsys.readouterr()
 
 
+def _lint_package(tmp_path, capsys, monkeypatch, package_name, modules):
+    """Write ``modules`` (name -> source) as a package, lint it with the command and every rule,
+    and check that each module reports exactly the findings its ``# expect:`` lines name (none
+    for a module without them). Returns the command's output."""
+    package = _write_package(tmp_path, package_name, modules)
+    monkeypatch.chdir(tmp_path)
+    main(["--isolated", *every_rule(), "--format", "text", package_name])
+    out = capsys.readouterr().out
+    for name in modules:
+        found = {(int(line.split(":")[1]), line.split()[1]) for line in out.splitlines()
+                 if line.startswith(f"{package_name}/{name}.py")}
+        assert found == _expected(package / f"{name}.py"), out
+    return out
+
+
 SCORING = '''
 from tensorflow import keras
 
@@ -186,18 +207,8 @@ def once(x):
 def test_command_reaches_predict_and_sessions_across_modules(tmp_path, capsys, monkeypatch):
     """TFM404 and TFM201 through another module's helper: the consumer imports no Keras and no
     TensorFlow, so the era of the ``predict`` is the helper's module's (project.py)."""
-    package = tmp_path / "svc"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in (("scoring", SCORING), ("sessions", SESSIONS), ("consumer", CONSUMER)):
-        (package / f"{name}.py").write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    main(["--isolated", *every_rule(), "--format", "text", "svc"])
-    out = capsys.readouterr().out
-    for name in ("consumer", "sessions"):
-        found = {(int(line.split(":")[1]), line.split()[1]) for line in out.splitlines()
-                 if line.startswith(f"svc/{name}.py")}
-        assert found == _expected(package / f"{name}.py"), out
+    out = _lint_package(tmp_path, capsys, monkeypatch, "svc",
+                        {"scoring": SCORING, "sessions": SESSIONS, "consumer": CONSUMER})
     assert "via score(), scoring.py:" in out and "via evaluate(), sessions.py:" in out, out
     # flake8 sees one file: consumer.py calls nothing it can see.
     completed = subprocess.run([sys.executable, "-m", "flake8", "--isolated", f"--select={','.join(all_rules())}",
@@ -263,16 +274,5 @@ def test_command_reaches_methods_of_another_modules_classes(tmp_path, capsys, mo
     project): the loop calling ``agent.act()`` / ``self.agent.act()``, whose method predicts on
     the model the object built, gets the finding; so does a class built per configuration. A
     method called once, and a method whose own loop predicts (reported there), stay silent."""
-    package = tmp_path / "rl"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    for name, text in (("agents", AGENTS), ("runner", RUNNER)):
-        (package / f"{name}.py").write_text(textwrap.dedent(text))
-    monkeypatch.chdir(tmp_path)
-    main(["--isolated", *every_rule(), "--format", "text", "rl"])
-    out = capsys.readouterr().out
-    for name in ("agents", "runner"):
-        found = {(int(line.split(":")[1]), line.split()[1]) for line in out.splitlines()
-                 if line.startswith(f"rl/{name}.py")}
-        assert found == _expected(package / f"{name}.py"), out
+    out = _lint_package(tmp_path, capsys, monkeypatch, "rl", {"agents": AGENTS, "runner": RUNNER})
     assert "via DQNAgent.act(), agents.py:" in out, out

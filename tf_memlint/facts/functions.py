@@ -451,13 +451,8 @@ class FunctionFacts:
         table = getattr(self.context, "project", None)
         if not table:
             return None
-        dotted = dotted_name(call.func)
-        if dotted is None:
-            if not isinstance(call.func, cst.Attribute):
-                return None
-            dotted = ""  # self.agent.act(): only an instance's class can name it
-        entry = table.get(dotted) if dotted.split(".")[0] in self.context.aliases \
-            or dotted.split(".")[0] in table.get("__relative__", ()) else None
+        dotted = dotted_name(call.func)  # None for self.agent.act(): only the instance's class names it
+        entry = table.get(dotted) if dotted and self._imported_here(dotted, table) else None
         if not entry and isinstance(call.func, cst.Attribute):
             if where is None and self.context.function is not None:
                 where = self.context.function.node
@@ -475,17 +470,20 @@ class FunctionFacts:
         self._init_summaries()
         if isinstance(expr, cst.Name):
             values = self._values(expr.value, where) or []
-        elif is_self_attribute(expr) and self.class_of_def(where) is not None:
-            values = self._self_attrs.get((self.class_of_def(where).name.value, expr.attr.value), [])  # type: ignore[union-attr, attr-defined]
+        elif is_self_attribute(expr) and (owner := self.class_of_def(where)) is not None:
+            values = self._self_attrs.get((owner.name.value, expr.attr.value), [])  # type: ignore[attr-defined]
         else:
             return None
         for value in values:
             name = dotted_name(value.func) if isinstance(value, cst.Call) else None
-            head = (name or "").split(".")[0]
-            if name and (head in self.context.aliases or head in table.get("__relative__", ())) \
-                    and any(key.startswith(name + ".") for key in table):
+            if name and self._imported_here(name, table) and any(key.startswith(name + ".") for key in table):
                 return name
         return None
+
+    def _imported_here(self, dotted: str, table: dict[str, Any]) -> bool:
+        """``dotted`` starts with a name this module imports (a project one, for a relative import)."""
+        head = dotted.split(".")[0]
+        return head in self.context.aliases or head in table.get("__relative__", ())
 
     def possible(self, kind: str) -> bool:
         """A cheap test, once per module and effect: could any function of this module (or of the
