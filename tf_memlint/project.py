@@ -32,7 +32,7 @@ from typing import Any
 from tf_memlint.facts.functions import MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
                                    tf2_keras)
-from tf_memlint.facts.sessions import SESSION_CLASSES, SESSION_NAME, op_creating_name
+from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, op_creating_name
 from tf_memlint.gate import ModuleFacts
 from tf_memlint.names import MENTIONS_TF
 from tf_memlint.syntax import ast_dotted_name
@@ -150,7 +150,7 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
             effects.setdefault(MODEL, (what, ()))
         if name is not None and op_creating_name(name) and graph_mode:
             effects.setdefault(OPS, (what, ()))
-        if name == "tensorflow.InteractiveSession" and not closes:
+        if name == INTERACTIVE_SESSION and not closes:
             effects.setdefault(SESSION, (what, ()))
         if isinstance(call.func, ast.Attribute):
             receiver = call.func.value

@@ -126,7 +126,7 @@ class UnclosedSession(Rule):
     # The decision ---------------------------------------------------------------------------
     def _judge(self, node: cst.Call, how: tuple) -> None:
         context = self.context
-        interactive = context.call_name(node) == _INTERACTIVE
+        interactive = context.call_name(node) == INTERACTIVE_SESSION
         kind = how[0]
         if kind == "target":
             kind = self._held_by(how[1], node)
@@ -336,7 +336,6 @@ class UnclosedSession(Rule):
         return False
 
 
-_INTERACTIVE = "tensorflow.InteractiveSession"
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
 _KEPT = {"stored": "in a container", "self": "on self", "captured": "by a closure that outlives the call"}
 
