@@ -38,14 +38,15 @@ def read_judgments(path: Path) -> list[dict[str, str]]:
 
 def current_findings(path: Path) -> set[tuple[str, str, int]]:
     """(code, path relative to the set's root, line) of a JSON run on ``<out>/<set>/``."""
-    document = json.loads(Path(path).read_text())
-    found = set()
-    for finding in document["findings"]:
-        parts = Path(finding["path"]).parts
-        # the set's root is the directory before <owner>+<name>; paths in judgments start there
-        start = next((i for i, part in enumerate(parts) if "+" in part), 0)
-        found.add((finding["code"], str(Path(*parts[start:])), finding["line"]))
-    return found
+    return {_key(finding) for finding in json.loads(Path(path).read_text())["findings"]}
+
+
+def _key(finding: dict) -> tuple[str, str, int]:
+    """(code, path, line) of a JSON finding, the path from its repository's directory
+    (``<owner>+<name>``, where judgment paths start) when it has one."""
+    parts = Path(finding["path"]).parts
+    start = next((i for i, part in enumerate(parts) if "+" in part), 0)
+    return finding["code"], str(Path(*parts[start:])), finding["line"]
 
 
 # The message names a call chain, a request or another object (checks/reach.py's wording).
@@ -57,9 +58,7 @@ def print_skeleton(run: Path, judged: set[tuple[str, str, int]]) -> int:
     print("code\tpath\tline\tverdict\treach\treason\tmessage")
     document = json.loads(run.read_text())
     for finding in sorted(document["findings"], key=lambda f: (f["path"], f["line"], f["code"])):
-        parts = Path(finding["path"]).parts
-        start = next((i for i, part in enumerate(parts) if "+" in part), 0)
-        key = (finding["code"], str(Path(*parts[start:])), finding["line"])
+        key = _key(finding)
         if key in judged:
             continue
         reach = "yes" if any(word in finding["message"] for word in _REACH_WORDS) else "no"
