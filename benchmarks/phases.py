@@ -35,7 +35,6 @@ from tf_memlint.context import TFContext
 from tf_memlint.engine import (ModuleFacts, _BatchedWalk, all_rules, codes_that_can_fire, could_fire,
                                may_have_trigger, may_import_tf)
 from tf_memlint.names import MENTIONS_TF
-from tf_memlint.walk import walk
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -95,7 +94,7 @@ def main() -> int:
             context = TFContext(module)
             t4 = clock()
             rules = [registry[code](context, {}) for code in running]
-            walk(module, _BatchedWalk(context, rules, module))
+            context.walked.replay(_BatchedWalk(context, rules, module))
             t5 = clock()
         except Exception:  # noqa: BLE001  (a profile, not a linter: skip what the engine would report)
             continue

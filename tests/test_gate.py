@@ -17,7 +17,7 @@ from tf_memlint.engine import lint_source
 from tf_memlint.gate import ALWAYS, could_fire, gate_reason, may_have_trigger, may_import_tf, rule_triggers
 from tf_memlint.files import read_source
 from tf_memlint.rule import Rule, all_rules
-from tf_memlint.walk import walk
+from tf_memlint.walk import Walked, children, walk
 
 BAD_FIXTURES = [p for p in fixture_files() if p.name.startswith("bad") and expectations(p)]
 
@@ -208,6 +208,44 @@ def test_walk_visits_like_libcst():
         module.visit(expected)
         walk(module, got)
         assert got.events == expected.events
+
+
+def _below(node: cst.CSTNode, skip: tuple[type, ...]) -> list[cst.CSTNode]:
+    """The nodes under ``node`` found by walking it (what TFContext.nodes_in did before Walked)."""
+    found, stack = [], list(reversed(children(node)))
+    while stack:
+        child = stack.pop()
+        if not isinstance(child, skip):
+            found.append(child)
+            stack.extend(reversed(children(child)))
+    return found
+
+
+def test_recorded_walk_replays_and_lists_subtrees_like_a_walk():
+    """Walked: the scope pre-pass's walk, recorded; the rules' walk replays it and nodes_in reads
+    subtrees off it. Both must be exactly what walking again gives, on real code."""
+    own_scopes = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+    for path in fixture_files() + _corpus_sample(16):
+        module = cst.parse_module(read_source(str(path)))
+        first, walked_again, replayed = _Recorder(), _Recorder(), _Recorder()
+        recorded = Walked(module, first)
+        walk(module, walked_again)
+        recorded.replay(replayed)
+        assert first.events == walked_again.events == replayed.events, path
+        nodes = [n for n in recorded.events if n is not None]
+        for node in nodes[:: max(1, len(nodes) // 200)] + [n for n in nodes if isinstance(n, own_scopes)]:
+            assert recorded.below(node) == _below(node, ()), path
+            assert recorded.below(node, own_scopes) == _below(node, own_scopes), path
+    assert Walked(cst.parse_module("x = 1\n"), _Recorder()).below(cst.Name("x")) is None  # not in the tree
+
+
+def test_a_recorded_walk_refuses_a_pruning_visitor():
+    class Pruning(_Recorder):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return not isinstance(node, cst.FunctionDef)
+
+    with pytest.raises(ValueError):
+        Walked(cst.parse_module("def f():\n    pass\n"), Pruning())
 
 
 def test_walk_does_not_recurse():

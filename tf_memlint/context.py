@@ -73,6 +73,7 @@ _NOT_TENSOR_NAMESPACES = frozenset({
 })
 _CONTAINER_CALLS = frozenset({"list", "dict", "set", "collections.defaultdict", "defaultdict",
                               "collections.OrderedDict", "OrderedDict", "collections.deque", "deque"})
+_OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)  # their bodies run at another time
 _BINDING_NODES = frozenset({cst.Assign, cst.WithItem, cst.For, cst.AugAssign})
 
 
@@ -82,6 +83,7 @@ class TFContext:
     def __init__(self, module: cst.Module) -> None:
         names = collect(module)
         self.module = module
+        self.walked = names.walked
         self.aliases = names.aliases
         self.scopes = names.scopes
         self.module_scope = self.scopes[module]
@@ -271,18 +273,21 @@ class TFContext:
 
     def nodes_in(self, node: cst.CSTNode, into_functions: bool = False) -> list[cst.CSTNode]:
         """Every node under ``node`` in source order; nested defs, lambdas and classes are skipped
-        unless ``into_functions`` (their bodies run at another time). Cached per node."""
+        unless ``into_functions`` (their bodies run at another time). Cached per node; read off
+        the recorded walk (``Walked.below``), or walked for a node outside this module's tree."""
         key = (id(node), into_functions)
         cached = self._nodes.get(key)
         if cached is None:
-            cached = []
-            stack = list(reversed(children(node)))
-            while stack:
-                child = stack.pop()
-                if not into_functions and isinstance(child, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                    continue
-                cached.append(child)
-                stack.extend(reversed(children(child)))
+            skip = () if into_functions else _OWN_SCOPES
+            cached = self.walked.below(node, skip)
+            if cached is None:
+                cached = []
+                stack = list(reversed(children(node)))
+                while stack:
+                    child = stack.pop()
+                    if not isinstance(child, skip):
+                        cached.append(child)
+                        stack.extend(reversed(children(child)))
             self._nodes[key] = cached
         return cached
 

@@ -258,7 +258,7 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
             return []  # "keras" only in a comment or string: no TF name to resolve
         rules = [registry[code](context, settings) for code in wanted]
         walker = _BatchedWalk(context, rules, module)
-        walk(module, walker)
+        context.walked.replay(walker)  # the scope pre-pass's walk, recorded: same nodes, same order
         findings = [(rule.code, node, message) for rule in rules for node, message in rule.findings]
         if not findings:
             return []

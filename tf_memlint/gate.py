@@ -70,7 +70,7 @@ from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHO
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import all_rules
-from tf_memlint.syntax import ast_dotted_name
+from tf_memlint.syntax import ast_children, ast_dotted_name, ast_nodes
 
 if TYPE_CHECKING:
     from tf_memlint.rule import Rule
@@ -149,7 +149,7 @@ class ModuleFacts:
         index = self._index = _Index(self)
         buckets = index.buckets
         attribute, name = ast.Attribute, ast.Name
-        for node in ast.walk(self.tree):
+        for node in ast_nodes(self.tree):
             kind = type(node)
             if kind is attribute:
                 attrs.add(node.attr)
@@ -415,7 +415,7 @@ class _Index:
                     if id(callee) not in followed:
                         followed.add(id(callee))
                         stack.append(callee)
-            for child in ast.iter_child_nodes(node):
+            for child in ast_children(node):
                 if into_functions or not isinstance(child, _FUNCTIONS):
                     stack.append(child)
         return False

@@ -35,7 +35,7 @@ from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KER
 from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, op_creating_name
 from tf_memlint.gate import ModuleFacts
 from tf_memlint.names import MENTIONS_TF
-from tf_memlint.syntax import ast_dotted_name
+from tf_memlint.syntax import ast_dotted_name, ast_nodes
 
 PROJECT_SETTING = "project"
 GRAPH_MODE = "__graph_mode__"
@@ -111,7 +111,7 @@ def _nodes(function: ast.AST) -> list[ast.AST]:
     """Every node of a function, walked once per build."""
     found = _NODES.get(id(function))
     if found is None:
-        found = _NODES[id(function)] = list(ast.walk(function))
+        found = _NODES[id(function)] = ast_nodes(function)
     return found
 
 
@@ -126,7 +126,7 @@ def _guarded(function: ast.AST) -> set[int]:
                                                             and isinstance(c, ast.Constant) and c.value is None)
                     for op, c in zip(node.test.ops, node.test.comparators)))):
             for statement in node.body:
-                found.update(id(n) for n in ast.walk(statement))
+                found.update(id(n) for n in ast_nodes(statement))
     return found
 
 
@@ -161,7 +161,7 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
                 effects.setdefault(RUNS_SESSION, (what, ()))
     held = module.model_attrs.get(owner, set()) if owner else set()
     if held and PREDICT not in effects and _predict_builds_per_call(module):
-        looped = {id(n) for loop in _nodes(function) if type(loop) in (ast.For, ast.While) for n in ast.walk(loop)}
+        looped = {id(n) for loop in _nodes(function) if type(loop) in (ast.For, ast.While) for n in ast_nodes(loop)}
         for call in calls:
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr == "predict" and call.args and id(call) not in looped \
@@ -182,7 +182,7 @@ def _predict_builds_per_call(module: _Module) -> bool:
     if module.tf2_predict is None:  # type: ignore[has-type]
         calls = [(module.imported(c.func), module.canonical(c.func),
                   c.func.attr if type(c.func) is ast.Attribute else None)
-                 for c in ast.walk(module.tree) if type(c) is ast.Call]
+                 for c in ast_nodes(module.tree) if type(c) is ast.Call]
         module.tf2_predict = tf2_keras(module.aliases.values(), calls) and not graph_mode_keras(calls)
     return module.tf2_predict
 
@@ -197,7 +197,7 @@ def _model_attributes(module: _Module, cls: ast.ClassDef) -> set[str]:
         return helper is not None and any(type(n) is ast.Call and _is_model_build(module, n) for n in _nodes(helper))
 
     found = set()
-    for node in ast.walk(cls):
+    for node in ast_nodes(cls):
         if type(node) is ast.Assign and isinstance(node.value, ast.Call) and builds(node.value):
             found.update(t.attr for t in node.targets if isinstance(t, ast.Attribute)
                          and isinstance(t.value, ast.Name) and t.value.id == "self")

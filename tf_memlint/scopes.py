@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import libcst as cst
 
 from tf_memlint.syntax import all_params, dotted_name, target_names
-from tf_memlint.walk import walk
+from tf_memlint.walk import Walked
 
 
 @dataclass
@@ -96,12 +96,13 @@ class ModuleNames:
     scopes: dict[cst.CSTNode, Scope]
     calls: list[tuple[cst.Call, Scope]]
     classes: list[cst.ClassDef]
+    walked: Walked  # the walk that found them, recorded: the rules' walk replays it
 
 
 def collect(module: cst.Module) -> ModuleNames:
     collector = _Collector(module)
-    walk(module, collector)
-    return ModuleNames(collector.aliases, collector.scopes, collector.calls, collector.classes)
+    walked = Walked(module, collector)
+    return ModuleNames(collector.aliases, collector.scopes, collector.calls, collector.classes, walked)
 
 
 class _Collector(cst.CSTVisitor):
@@ -120,6 +121,19 @@ class _Collector(cst.CSTVisitor):
     @property
     def scope(self) -> Scope:
         return self._stack[-1]
+
+    # The pre-pass sees every node of the module. LibCST's own dispatch builds each node's
+    # method name and looks it up by getattr; these tables go by the node's type.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        visit = _VISITS.get(type(node))
+        if visit is not None:
+            visit(self, node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        leave = _LEAVES.get(type(original_node))
+        if leave is not None:
+            leave(self, original_node)
 
     # Imports (the same alias table gate.ModuleFacts builds from the stdlib ast) ------------
     def visit_Import(self, node: cst.Import) -> None:
@@ -218,3 +232,12 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append((node, self.scope))
+
+
+
+def _by_node_type(prefix: str) -> dict[type, Callable[[_Collector, Any], None]]:
+    return {getattr(cst, name[len(prefix):]): method for name, method in vars(_Collector).items()
+            if name.startswith(prefix)}
+
+
+_VISITS, _LEAVES = _by_node_type("visit_"), _by_node_type("leave_")

@@ -5,6 +5,10 @@ rule traversal cost twice the parse. ``walk`` visits the same nodes in the same 
 (tests/test_gate.py compares it with ``visit`` on real code), calling ``on_visit``/``on_leave``
 of a ``CSTVisitor``, without building anything; it is iterative, so deep nesting cannot exhaust
 the recursion limit either.
+
+A module is walked in full twice per file (the scope pre-pass, then the rules) and its subtrees
+again by ``TFContext.nodes_in``. ``Walked`` records the first full walk, so the later passes
+replay it instead of finding every node's children again (that search was most of a walk).
 """
 
 from __future__ import annotations
@@ -72,3 +76,85 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
         elif _is_node(value):
             found.append(value)
     return found
+
+
+class Walked:
+    """A tree walked once (``Walked(root, visitor)`` is ``walk(root, visitor)``), recorded so that
+    ``replay`` calls another visitor in exactly the same order, and ``below`` lists a subtree's
+    nodes, without walking it again. The visitor of the recording walk must not prune (return
+    False from ``on_visit``): what it skips would be missing from every replay."""
+
+    _LEAVE = None  # the event that closes the innermost open node
+
+    def __init__(self, root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+        self.root = root
+        # Each node when it is entered, then _LEAVE when it is left: the order of walk().
+        self.events: list[cst.CSTNode | None] = []
+        record = self.events.append
+        on_visit, on_leave = visitor.on_visit, visitor.on_leave
+        stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node, leaving = pop()
+            if leaving:
+                on_leave(node)
+                record(None)
+                continue
+            push((node, True))
+            record(node)
+            if on_visit(node) is False:
+                raise ValueError("a recorded walk must visit every node")
+            for child in reversed(children(node)):
+                push((child, False))
+        self._spans: dict[int, tuple[int, int]] | None = None
+
+    def replay(self, visitor: cst.CSTVisitor) -> None:
+        """``walk(root, visitor)`` from the recording; ``on_visit``'s result is ignored (no
+        pruning: every node is visited)."""
+        on_visit, on_leave = visitor.on_visit, visitor.on_leave
+        open_nodes: list[cst.CSTNode] = []
+        push, pop = open_nodes.append, open_nodes.pop
+        for node in self.events:
+            if node is None:
+                on_leave(pop())
+            else:
+                push(node)
+                on_visit(node)
+
+    def below(self, node: cst.CSTNode, skip: tuple[type, ...] = ()) -> list[cst.CSTNode] | None:
+        """Every node under ``node`` in walk order, leaving out nodes of the ``skip`` types and
+        everything under them; None when ``node`` is not in the recorded tree."""
+        spans = self._spans
+        if spans is None:
+            spans = self._spans = self._index()
+        span = spans.get(id(node))
+        if span is None:
+            return None
+        events = self.events
+        if not skip:
+            return [n for n in events[span[0] + 1:span[1]] if n is not None]
+        found: list[cst.CSTNode] = []
+        index, end = span[0] + 1, span[1]
+        while index < end:
+            child = events[index]
+            if child is None:
+                index += 1
+            elif isinstance(child, skip):
+                index = spans[id(child)][1] + 1
+            else:
+                found.append(child)
+                index += 1
+        return found
+
+    def _index(self) -> dict[int, tuple[int, int]]:
+        """id(node) -> (index of its entry event, index of its leave event)."""
+        spans: dict[int, tuple[int, int]] = {}
+        starts: list[int] = []
+        nodes: list[cst.CSTNode] = []
+        for index, node in enumerate(self.events):
+            if node is None:
+                spans[id(nodes.pop())] = (starts.pop(), index)
+            else:
+                starts.append(index)
+                nodes.append(node)
+        return spans

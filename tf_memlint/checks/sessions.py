@@ -188,34 +188,40 @@ class UnclosedSession(Rule):
             name = target.value
 
             def same(expr: cst.BaseExpression) -> bool:
-                return isinstance(expr, cst.Name) and expr.value == name
+                return type(expr) is cst.Name and expr.value == name
             held = "plain"
         elif is_self_attribute(target) and context.enclosing_class is not None:
             where, attr = context.enclosing_class, target.attr.value  # type: ignore[attr-defined]
 
             def same(expr: cst.BaseExpression) -> bool:
-                return (isinstance(expr, cst.Attribute) and expr.attr.value == attr
-                        and isinstance(expr.value, cst.Name) and expr.value.value == "self")
+                return (type(expr) is cst.Attribute and expr.attr.value == attr
+                        and type(expr.value) is cst.Name and expr.value.value == "self")
             held = "self"
         elif isinstance(target, cst.Subscript):
             return "stored"  # sessions[k] = tf.Session(): stored, nothing closes it by this name
         else:
             return "plain"  # an attribute of a local object: freed with it
+        # Every node of the function, class or module, often thousands: tested by exact type
+        # (LibCST's node classes are ABCs, and isinstance against one costs a Python-level call).
         for node in context.nodes_in(where, into_functions=True):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                    and node.func.attr.value in ("close", "__exit__") and same(node.func.value):
-                return "closed"
-            if isinstance(node, cst.WithItem) and same(node.item):
-                return "closed"
-            if isinstance(node, (cst.Return, cst.Yield)) and isinstance(node.value, cst.BaseExpression) \
-                    and same(node.value):
-                return "returned"
-            if isinstance(node, cst.Call) and any(same(a.value) for a in node.args):
-                if self._gives_away(node):
-                    return "given"
-                if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STORING_METHODS:
-                    held = "stored"  # OPEN_SESSIONS.append(sess)
-            if isinstance(node, cst.Assign) and same(node.value) and held == "plain" and any(
+            kind = type(node)
+            if kind is cst.Call:
+                func = node.func
+                if type(func) is cst.Attribute and func.attr.value in ("close", "__exit__") and same(func.value):
+                    return "closed"
+                if any(same(a.value) for a in node.args):
+                    if self._gives_away(node):
+                        return "given"
+                    if type(func) is cst.Attribute and func.attr.value in _STORING_METHODS:
+                        held = "stored"  # OPEN_SESSIONS.append(sess)
+            elif kind is cst.WithItem:
+                if same(node.item):
+                    return "closed"
+            elif kind is cst.Return or kind is cst.Yield:
+                value = node.value
+                if value is not None and type(value) is not cst.From and same(value):
+                    return "returned"
+            elif kind is cst.Assign and held == "plain" and same(node.value) and any(
                     isinstance(t.target, cst.Subscript) or is_self_attribute(t.target)
                     for t in node.targets):
                 held = "self" if is_self_attribute(node.targets[0].target) else "stored"
