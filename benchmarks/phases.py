@@ -94,7 +94,7 @@ def main() -> int:
             context = TFContext(module)
             t4 = clock()
             rules = [registry[code](context, {}) for code in running]
-            context.walked.replay(_BatchedWalk(context, rules, module))
+            _BatchedWalk(context, rules, module).run(context.walked)
             t5 = clock()
         except Exception:  # noqa: BLE001  (a profile, not a linter: skip what the engine would report)
             continue

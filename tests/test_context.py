@@ -195,3 +195,43 @@ def test_trip_count_at_point_reads_rebound_lists():
     context, loop = _at(source, [3])
     assert context.trip_count(loop) is None
     assert context.trip_count(loop, AT_POINT) == 3
+
+
+def _position(context: TFContext) -> tuple:
+    """Everything enter()/leave() can move, by identity."""
+    return (tuple(map(id, context.frames)), tuple(map(id, context.module_loops)),
+            tuple(map(id, context._class_stack)), tuple(map(id, context._scope_stack)),
+            tuple(sorted(context._latest)), tuple(tuple(map(id, f.loops)) for f in context.frames))
+
+
+def test_enter_and_leave_act_on_the_declared_node_types_only():
+    """The engine's walk calls context.enter/leave only for TFContext.ENTERED/LEFT: a type
+    enter() or leave() acted on without being declared would silently stop being tracked."""
+    from conftest import fixture_files
+    from tf_memlint.files import read_source
+    from tf_memlint.walk import Walked
+
+    checked: set[type] = set()
+    for path in fixture_files():
+        module = cst.parse_module(read_source(str(path)))
+        context = TFContext(module)
+        open_nodes: list[cst.CSTNode] = []
+        for node in context.walked.events:
+            if node is None:
+                node = open_nodes.pop()
+                if type(node) not in TFContext.LEFT:
+                    before = _position(context)
+                    context.leave(node)
+                    assert _position(context) == before, type(node)
+                else:
+                    context.leave(node)
+                continue
+            open_nodes.append(node)
+            before = _position(context)
+            context.enter(node)
+            if type(node) not in TFContext.ENTERED:
+                checked.add(type(node))
+                assert _position(context) == before, type(node)
+        assert isinstance(context.walked, Walked)
+    assert {cst.Name, cst.Call, cst.Return, cst.If, cst.With}.issubset(checked)
+    assert {cst.FunctionDef, cst.For, cst.Assign}.issubset(TFContext.ENTERED)

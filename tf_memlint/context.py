@@ -24,7 +24,7 @@ internals, and the core never on a rule.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, TypeVar
+from typing import Any, ClassVar, Iterable, TypeVar
 
 import libcst as cst
 
@@ -189,8 +189,14 @@ class TFContext:
         return self.dataset_names
 
     # Walk position -------------------------------------------------------------------------
-    # enter/leave run for every node of the walk: they test ``type(node)`` by identity, because
-    # isinstance against LibCST's ABC-based node classes costs a metaclass call each time.
+    # enter/leave test ``type(node)`` by identity, because isinstance against LibCST's ABC-based
+    # node classes costs a metaclass call each time. They act on the node types in ENTERED and
+    # LEFT only, and the engine's walk calls them for those types only (tests/test_context.py
+    # checks that every other type leaves the context as it was).
+    ENTERED: ClassVar[frozenset[type]] = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.For,
+                                                    cst.While}) | _BINDING_NODES
+    LEFT: ClassVar[frozenset[type]] = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.For, cst.While})
+
     def enter(self, node: cst.CSTNode) -> None:
         kind = type(node)
         if kind is cst.FunctionDef:

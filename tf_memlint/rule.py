@@ -6,7 +6,8 @@ shared context (``self.context``: names, scopes, walk position, bindings, kinds,
 its fact modules (``self.context.sessions.is_session(expr)``, ``self.context.keras.is_model(x)``...,
 see ``tf_memlint.facts``), and calls ``self.report(node, message)``.
 
-Hook order, for every node of the module in source order (``engine._BatchedWalk``):
+Hook order, for every node of the module in source order (``engine._BatchedWalk``; the context
+is entered and left only for the node types it tracks, ``TFContext.ENTERED`` / ``LEFT``):
 
 1. ``context.enter(node)``: the context moves to the node first. Inside ``visit_FunctionDef`` the
    def's own frame is already pushed (``context.function`` is the def, ``context.frames[-2]`` the
