@@ -352,6 +352,16 @@ STRUCTURE_CASES = [
     ("TFM404", "m = tf.keras.models.load_model('m')\ndef view(request):\n    return m.predict(x)\n", True),
     ("TFM404", "m = tf.keras.models.load_model('m')\nclass S(pb2_grpc.ModelServicer):\n"
                "    def Predict(self, req, ctx):\n        return m.predict(x)\n", True),
+    # TFM202: one loop or handler that both runs a session and adds ops (Together), calls followed.
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+               "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    y = tf.reduce_mean(x)\n    sess.run(y)\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor e in range(9):\n    for x in xs:\n"
+               "        y = tf.reduce_mean(x)\n    sess.run(y)\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef build(x):\n    return tf.reduce_mean(x)\n"
+               "for x in xs:\n    sess.run(build(x))\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\n@app.route('/p')\ndef serve():\n"
+               "    return sess.run(tf.reduce_mean(x))\n", True),
     # TFM405/406: fit/evaluate/compile in a loop.
     ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),

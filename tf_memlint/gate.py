@@ -19,7 +19,8 @@ A rule that declares none (``triggers = None``) runs on every module importing T
 
 Beside its triggers a rule may declare a *structure* (``Rule.structure``): where in the module a
 node must be for the rule to be able to fire, as ``Inside(place, nodes)`` conditions (``a | b``:
-either may hold, ``a & b``: both must). A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
+either may hold, ``a & b``: both must), or ``Together(place, (nodes, nodes...))``: a node of each
+group in one and the same loop or repeated def. A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
 TensorFlow-heavy file; a Python loop inside a function TensorFlow may trace is not. The places are
 over-approximations, on the stdlib ast, of what the fact modules decide on the LibCST tree, built
 from the same constants (see ``_Index``):
@@ -217,8 +218,9 @@ class ModuleFacts:
                     found.add(name)
         return found
 
-    def holds(self, inside: Inside) -> bool:
-        """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring)."""
+    def holds(self, inside: Inside | Together) -> bool:
+        """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring);
+        for ``Together``, a node of each group in one and the same place."""
         if self._attrs is None:
             self._walk()
         return self._index.holds(inside)  # type: ignore[union-attr]
@@ -269,6 +271,28 @@ class Inside(_Structure):
 
 
 @dataclasses.dataclass(frozen=True)
+class Together(_Structure):
+    """A node of each of ``groups`` in one and the same ``place`` (LOOP or REPEATED; calls
+    followed as that place follows them): one loop that runs a session and adds ops, where
+    ``Inside(place, a) & Inside(place, b)`` also lets through a module where one loop runs the
+    session and another builds the graph."""
+
+    place: str
+    groups: tuple[frozenset[str], ...]
+
+    def __post_init__(self) -> None:
+        if self.place not in (LOOP, REPEATED):
+            raise ValueError(f"Together: no single {self.place!r} place to hold the groups together")
+        object.__setattr__(self, "groups", tuple(frozenset(group) for group in self.groups))
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return facts.holds(self)
+
+    def __str__(self) -> str:
+        return " and ".join(" | ".join(sorted(group)) for group in self.groups) + f", together {self.place}"
+
+
+@dataclasses.dataclass(frozen=True)
 class AnyOf(_Structure):
     parts: tuple[_Structure, ...]
 
@@ -315,12 +339,14 @@ class _Index:
             ast.ClassDef: self.classes, ast.For: self.loops,
             ast.AsyncFor: self.loops, ast.While: self.loops, ast.Assign: self.assigns,
             ast.AnnAssign: self.assigns, ast.AugAssign: self.assigns, ast.NamedExpr: self.assigns}
-        self._holds: dict[Inside, bool] = {}
+        self._holds: dict[Inside | Together, bool] = {}
         self._tf_function_names: set[str] | None = None
         self._def_names: set[str] | None = None
 
-    def holds(self, inside: Inside) -> bool:
+    def holds(self, inside: Inside | Together) -> bool:
         found = self._holds.get(inside)
+        if found is None and type(inside) is Together:
+            found = self._holds[inside] = self._together(inside)
         if found is None:
             match = self._matcher(inside.nodes)
             place = inside.place
@@ -343,6 +369,16 @@ class _Index:
                     NUMPY_NAME in inside.nodes and self._captures(roots, self._numpy_names()))
             self._holds[inside] = found
         return found
+
+    def _together(self, together: Together) -> bool:
+        """Some root of the place (a loop; or a def that runs per event) holds a node of every
+        group, searched as ``holds`` searches that place."""
+        if not all(self.holds(Inside(together.place, group)) for group in together.groups):
+            return False  # each group must at least be somewhere in the place
+        repeated = together.place == REPEATED
+        roots = self.loops + self._repeated_defs() if repeated else self.loops
+        matches = [self._matcher(group) for group in together.groups]
+        return any(all(self._search([root], match, follow_calls=repeated) for match in matches) for root in roots)
 
     def _matcher(self, nodes: frozenset[str]):
         if not nodes:

@@ -8,7 +8,7 @@ from tf_memlint.checks import reach
 from tf_memlint.facts.functions import OPS, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_CLASSES,
                                        SESSION_RUN_TRIGGERS)
-from tf_memlint.gate import ANYWHERE, OUTSIDE_WITH, REPEATED, Inside
+from tf_memlint.gate import ANYWHERE, OUTSIDE_WITH, REPEATED, Inside, Together
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
 
@@ -437,10 +437,12 @@ class GraphGrowthInSessionLoop(Rule):
     name = "graph-growth-in-session-loop"
     summary = "TensorFlow ops created inside a loop that calls sess.run: the graph grows every iteration"
     triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
-    # a loop or request handler (or a function one calls) that runs a session and adds ops: a TF
-    # call, an optimizer's graph method, or, in the command, another module's function doing either
-    structure = Inside(REPEATED, SESSION_RUN_TRIGGERS | {RUNS_SESSION}) & Inside(
-        REPEATED, {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS})
+    # one loop or request handler (or a function it calls) that both runs a session and adds ops:
+    # a TF call, an optimizer's graph method, or, in the command, another module's function doing
+    # either. Every path of the rule reports a loop or handler that does both (reach.ops_reach,
+    # ops_in_handler: _runs_session of that same loop or handler).
+    structure = Together(REPEATED, (SESSION_RUN_TRIGGERS | {RUNS_SESSION},
+                                    {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS}))
     options = {
         "session_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),
