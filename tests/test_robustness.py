@@ -144,7 +144,7 @@ def test_ten_megabyte_generated_file(project, capsys, monkeypatch):
     assert (project / "generated.py").stat().st_size > 10_000_000
     parsed: list[object] = []
     real_parse = engine.parse
-    monkeypatch.setattr(engine, "parse", lambda source: parsed.append(source) or real_parse(source))
+    monkeypatch.setattr(engine, "parse", lambda source, **how: parsed.append(source) or real_parse(source, **how))
     assert main(["generated.py", "generated_plain.py", "--isolated", "-j1"]) == 0
     assert parsed == []
     assert capsys.readouterr().err == ""
@@ -311,3 +311,33 @@ def test_undecodable_file_is_refused_through_both_doors(tmp_path):
     flake8 = subprocess.run([sys.executable, "-m", "flake8", "--isolated", "--select", "TFM", "declared.py"],
                             capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert flake8.stdout.startswith("declared.py:6:5: TFM101"), flake8.stdout
+
+
+def test_libcst_checks_nodes_again_after_a_trusted_parse_and_in_other_threads():
+    """engine.parse(valid_python=True) skips LibCST's check of the nodes its parser builds, in the
+    parsing thread only, for the parse only: a node built by any other code is still checked."""
+    import threading
+
+    import libcst as cst
+
+    def builds_bad_name() -> bool:
+        try:
+            cst.Name("1 not an identifier")
+        except cst.CSTValidationError:
+            return False
+        return True
+
+    assert engine.parse("x = 1\n", valid_python=True).code == "x = 1\n"
+    assert not builds_bad_name()  # restored after the parse
+    with engine._nodes_unchecked():
+        assert builds_bad_name()  # this thread, during the parse: unchecked
+        other: list[bool] = []
+        thread = threading.Thread(target=lambda: other.append(builds_bad_name()))
+        thread.start()
+        thread.join()
+        assert other == [False]  # another thread at the same time: checked
+    assert not builds_bad_name()
+    assert cst.CSTNode.__post_init__ is engine._CHECK_NODE
+    with pytest.raises(LintError):
+        engine.parse("x = (\n", valid_python=True)  # a parse that fails restores the check too
+    assert cst.CSTNode.__post_init__ is engine._CHECK_NODE and not builds_bad_name()
