@@ -107,7 +107,7 @@ def test_import_text_test_skips_internals(source):
 def test_gate_resolves_every_import_spelling():
     assert could_fire(ast.parse("import tensorflow as tf\n@tf.function\ndef f(): pass\n"))
     assert could_fire(ast.parse("from tensorflow import function\n@function\ndef f(): pass\n"))
-    assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\ns = tf.Session()\n"), ["TFM201"])
+    assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\ndef f():\n    s = tf.Session()\n"), ["TFM201"])
     assert could_fire(ast.parse("from tensorflow.keras import Model\nclass M(Model):\n"
                                 "    def call(self, x):\n        for i in range(500): pass\n"), ["TFM101"])
     assert not could_fire(ast.parse("import tensorflow as tf\nx = tf.constant(1)\n"), ["TFM101"])
@@ -352,6 +352,14 @@ STRUCTURE_CASES = [
     ("TFM404", "m = tf.keras.models.load_model('m')\ndef view(request):\n    return m.predict(x)\n", True),
     ("TFM404", "m = tf.keras.models.load_model('m')\nclass S(pb2_grpc.ModelServicer):\n"
                "    def Predict(self, req, ctx):\n        return m.predict(x)\n", True),
+    # TFM201: a session made once at script level lives as long as the program: only a def, a loop
+    # or a comprehension can make one again and again (an InteractiveSession is judged anywhere).
+    ("TFM201", "sess = tf.compat.v1.Session()\nsess.run(y)\nclass A:\n    s = tf.compat.v1.Session()\n", False),
+    ("TFM201", "sess = tf.compat.v1.InteractiveSession()\n", True),
+    ("TFM201", "def make():\n    return tf.compat.v1.Session()\n", True),
+    ("TFM201", "class Agent:\n    def __init__(self):\n        self.sess = tf.compat.v1.Session()\n", True),
+    ("TFM201", "for g in graphs:\n    pool.append(tf.compat.v1.Session(graph=g))\n", True),
+    ("TFM201", "pool = [tf.compat.v1.Session(graph=g) for g in graphs]\n", True),
     # TFM202: one loop or handler that both runs a session and adds ops (Together), calls followed.
     ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
@@ -381,6 +389,17 @@ def test_structure_decides_beside_the_triggers(code, body, fires):
     if fires:
         assert may_have_trigger(source.encode(), [code])
         assert lint_source(source, [code]) == lint_source(source, [code], gate=False)
+
+
+def test_a_notebook_session_is_gated_anywhere():
+    """In a notebook a script-level session superseded by another stays referenced (TFM201): the
+    gate passes it there only."""
+    source = ("import tensorflow.compat.v1 as tf\nsess = tf.Session()\nsess.run(x)\n"
+              "other = tf.Session()\n")
+    tree = ast.parse(source)
+    assert not could_fire(gate.ModuleFacts(tree), ["TFM201"])
+    assert could_fire(gate.ModuleFacts(tree, notebook=True), ["TFM201"])
+    assert [f.code for f in lint_source(source, ["TFM201"], {"notebook": True})] == ["TFM201"]
 
 
 def test_skipped_structure_cases_have_the_trigger():

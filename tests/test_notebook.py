@@ -172,13 +172,13 @@ def test_noqa_in_a_cell(tmp_path):
 def test_the_engine_is_told_it_lints_a_notebook(tmp_path, monkeypatch):
     """TFContext.notebook: True for a notebook's cells, False for a .py file (and under flake8)."""
     seen = []
-    real_walk = engine.walk
+    real_run = engine._BatchedWalk.run
 
-    def spy(module, visitor):
-        seen.append(visitor.context.notebook)
-        return real_walk(module, visitor)
+    def spy(walker, walked):
+        seen.append(walker.context.notebook)
+        return real_run(walker, walked)
 
-    monkeypatch.setattr(engine, "walk", spy)
+    monkeypatch.setattr(engine._BatchedWalk, "run", spy)
     source = "import tensorflow as tf\n@tf.function\ndef f(x):\n    for i in range(1000):\n        x += 1\n    return x\n"
     (tmp_path / "nb.ipynb").write_text(_notebook(source))
     (tmp_path / "m.py").write_text(source)

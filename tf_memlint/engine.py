@@ -269,7 +269,8 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
         if tree is not None:
             if not cross and not may_have_trigger(raw, wanted):
                 return []
-            facts = ModuleFacts(tree, settings["project"] if cross else None)  # type: ignore[index]
+            facts = ModuleFacts(tree, settings["project"] if cross else None,  # type: ignore[index]
+                                notebook=bool(settings and settings.get("notebook")))
             if not could_fire(facts, wanted):
                 return []
             wanted = codes_that_can_fire(facts, wanted)  # only the rules whose own gate passes run

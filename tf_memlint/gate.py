@@ -36,6 +36,10 @@ from the same constants (see ``_Index``):
     ANYWHERE  anywhere in the module
     OUTSIDE_WITH  a call anywhere but as the context expression of a ``with`` (which closes
               what it opens)
+    IN_DEF_OR_LOOP  in a def (whose owner, the function or its class, may be called or built
+              again and again), a ``for``/``while`` or a comprehension: anywhere but the
+              straight-line code of the module or a class body, which runs once
+    NOTEBOOK  anywhere, in a notebook's code cells (the command tells the gate); nowhere else
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
 ``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
@@ -94,14 +98,15 @@ class ModuleFacts:
     """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names, and
     where things are (``holds``)."""
 
-    __slots__ = ("aliases", "tree", "project", "_attrs", "_attribute_nodes", "_identifiers", "_identifier_text",
+    __slots__ = ("aliases", "tree", "project", "notebook", "_attrs", "_attribute_nodes", "_identifiers", "_identifier_text",
                  "_index")
 
-    def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None) -> None:
+    def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None, notebook: bool = False) -> None:
         self.tree = tree
         # The command's project table for this file (project.py): the calls, as written, of
         # functions of other modules of the project, and what each does (an effect node matches them).
         self.project = project
+        self.notebook = notebook  # the code cells of a notebook (a kernel lives on: TFContext.notebook)
         self.aliases: dict[str, str] = {}
         self._attrs: set[str] | None = None
         self._identifiers: set[str] = set()
@@ -229,6 +234,7 @@ class ModuleFacts:
 # Structure (see the module docstring) ---------------------------------------------------------
 TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE, OUTSIDE_WITH = (
     "traced", "mapped", "loop", "training loop", "repeated", "anywhere", "outside a with item")
+IN_DEF_OR_LOOP, NOTEBOOK = "in a def, a loop or a comprehension", "in a notebook"
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
@@ -333,12 +339,15 @@ class _Index:
         self.loops: list[ast.stmt] = []
         self.assigns: list[ast.AST] = []
         self.withs: list[ast.AST] = []
+        self.comprehensions: list[ast.AST] = []
         self.buckets: dict[type, list] = {
             ast.With: self.withs, ast.AsyncWith: self.withs,
             ast.Call: self.calls, ast.FunctionDef: self.defs, ast.AsyncFunctionDef: self.defs,
             ast.ClassDef: self.classes, ast.For: self.loops,
             ast.AsyncFor: self.loops, ast.While: self.loops, ast.Assign: self.assigns,
-            ast.AnnAssign: self.assigns, ast.AugAssign: self.assigns, ast.NamedExpr: self.assigns}
+            ast.AnnAssign: self.assigns, ast.AugAssign: self.assigns, ast.NamedExpr: self.assigns,
+            ast.ListComp: self.comprehensions, ast.SetComp: self.comprehensions,
+            ast.DictComp: self.comprehensions, ast.GeneratorExp: self.comprehensions}
         self._holds: dict[Inside | Together, bool] = {}
         self._tf_function_names: set[str] | None = None
         self._def_names: set[str] | None = None
@@ -358,6 +367,10 @@ class _Index:
                 found = any(match(call) for call in self.calls if id(call) not in items)
             elif place == LOOP:
                 found = self._search(self.loops, match)
+            elif place == IN_DEF_OR_LOOP:
+                found = self._search(self.defs + self.loops + self.comprehensions, match, into_functions=True)
+            elif place == NOTEBOOK:
+                found = self.facts.notebook and self._search([self.facts.tree], match, True)
             elif place == TRAINING_LOOP:
                 training = self._training_call
                 found = self._search([loop for loop in self.loops if self._search([loop], training)], match)

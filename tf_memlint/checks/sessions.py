@@ -8,7 +8,7 @@ from tf_memlint.checks import reach
 from tf_memlint.facts.functions import OPS, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_CLASSES,
                                        SESSION_RUN_TRIGGERS)
-from tf_memlint.gate import ANYWHERE, OUTSIDE_WITH, REPEATED, Inside, Together
+from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, NOTEBOOK, REPEATED, Inside, Together
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
 
@@ -52,11 +52,12 @@ class UnclosedSession(Rule):
     name = "unclosed-session"
     summary = "tf.Session()/InteractiveSession() made per iteration, superseded or kept by a long-lived owner, never closed"
     triggers = SESSION_CLASSES  # a session created here
-    # a session created anywhere (kept, superseded, in a function: judged where it is made)
-    # but as a ``with`` item, which closes it (an InteractiveSession outlives its block); or, in the
-    # command, a call per iteration/request of another module's function that opens one
-    structure = Inside(OUTSIDE_WITH, SESSION_CLASSES) | Inside(ANYWHERE, {INTERACTIVE_SESSION}) | Inside(
-        REPEATED, {SESSION, RETURNS_SESSION})
+    # An InteractiveSession anywhere; a session made in a def, a loop or a comprehension (once at
+    # module or class-body level it lives as long as the program that uses it: silent, _owner);
+    # in a notebook, anywhere (superseded); or, in the command, a call per iteration/request of
+    # another module's function that opens one
+    structure = Inside(ANYWHERE, {INTERACTIVE_SESSION}) | Inside(IN_DEF_OR_LOOP, SESSION_CLASSES) | Inside(
+        NOTEBOOK, SESSION_CLASSES) | Inside(REPEATED, {SESSION, RETURNS_SESSION})
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
