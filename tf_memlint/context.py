@@ -82,6 +82,7 @@ class TFContext:
 
     def __init__(self, module: cst.Module) -> None:
         names = collect(module)
+        self._qualified: dict[int, tuple[cst.BaseExpression, str | None]] = {}
         self.module = module
         self.walked = names.walked
         self.aliases = names.aliases
@@ -101,6 +102,10 @@ class TFContext:
         # Fact modules, one per domain.
         self.functions = FunctionFacts(self, names.calls)
         self.project: dict | None = None  # the command's project table (project.py), else None
+        # The module's text and stdlib tree, when the engine has them: lines for messages
+        # (FunctionFacts.line_of) are then generated for one top-level statement, not the module.
+        self.source: bytes | str | None = None
+        self.tree: Any = None
         self.keras = KerasFacts(self, names.classes, names.calls)
         self.tracing = TracingFacts(self, names.calls)
         self.sessions = SessionFacts(self, names.calls)
@@ -132,9 +137,16 @@ class TFContext:
         return f"{module}.{rest}" if rest else module
 
     def qualified_name(self, expr: cst.BaseExpression) -> str | None:
-        """The canonical TensorFlow/Keras name ``expr`` refers to, or None."""
+        """The canonical TensorFlow/Keras name ``expr`` refers to, or None. Asked several times
+        of most calls of the module (each fact module, then the rules), so kept per node; the
+        node is kept with its answer, so its id cannot be reused by another node meanwhile."""
+        known = self._qualified.get(id(expr))
+        if known is not None and known[0] is expr:
+            return known[1]
         name = self.imported_name(expr)
-        return None if name is None else canonical(name)
+        found = None if name is None else canonical(name)
+        self._qualified[id(expr)] = (expr, found)
+        return found
 
     def call_name(self, node: cst.CSTNode) -> str | None:
         return self.qualified_name(node.func) if isinstance(node, cst.Call) else None

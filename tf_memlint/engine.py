@@ -84,7 +84,7 @@ class _BatchedWalk:
     def __init__(self, context: TFContext, rules: list[Rule], module: cst.Module | None = None) -> None:
         self.context = context
         # The top-level statement being walked, so each finding knows which statement holds it
-        # (positions are generated for those statements only, see _positions).
+        # (positions are generated for those statements only, see positions_of).
         self.tops = {id(statement): index for index, statement in enumerate(module.body)} if module else {}
         self.top: int | None = None
         self.top_of: dict[int, int] = {}
@@ -314,6 +314,7 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
     try:
         # Linting a Jupyter notebook's code cells (files.lint_file sets it): a kernel lives on.
         context.notebook = bool(settings.get("notebook"))
+        context.source, context.tree = source, tree  # for the lines a message names (positions_of)
         context.project = settings.get("project")  # cross-module summaries, command only (project.py)
         if not _calls_project(settings) and (
                 not context.aliases or not any(canonical(m) is not None for m in context.aliases.values())):
@@ -324,7 +325,7 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         findings = [(rule.code, node, message) for rule in rules for node, message in rule.findings]
         if not findings:
             return []
-        positions = _positions(module, source, [node for _, node, _ in findings], tree, walker.top_of)
+        positions = positions_of(module, source, [node for _, node, _ in findings], tree, walker.top_of)
         return sorted({Diagnostic(*positions[id(node)], code, message) for code, node, message in findings})
     finally:
         _release(context, rules)
@@ -342,7 +343,7 @@ def _release(context: TFContext, rules: list[Rule]) -> None:
         vars(rule).clear()
 
 
-def _positions(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNode],
+def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNode],
                tree: ast.AST | None, top_of: dict[int, int]) -> dict[int, tuple[int, int]]:
     """(line, column) of the start of each node, by id.
 

@@ -146,6 +146,20 @@ class Walked:
                 index += 1
         return found
 
+    def holder(self, node: cst.CSTNode, candidates: list[cst.CSTNode]) -> int | None:
+        """The index in ``candidates`` of the one ``node`` is (or is under), or None."""
+        spans = self._spans
+        if spans is None:
+            spans = self._spans = self._index()
+        span = spans.get(id(node))
+        if span is None:
+            return None
+        for index, candidate in enumerate(candidates):
+            outer = spans.get(id(candidate))
+            if outer is not None and outer[0] <= span[0] <= outer[1]:
+                return index
+        return None
+
     def _index(self) -> dict[int, tuple[int, int]]:
         """id(node) -> (index of its entry event, index of its leave event)."""
         spans: dict[int, tuple[int, int]] = {}

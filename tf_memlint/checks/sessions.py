@@ -279,7 +279,7 @@ class UnclosedSession(Rule):
     def _call_sites(self) -> dict[str, list[tuple]]:
         if self._sites is None:
             collector = _SiteCollector()
-            self.context.module.visit(collector)
+            self.context.walked.replay(collector)  # LibCST's visit would rebuild every node
             self._sites, self._entries = collector.sites, collector.entries
         return self._sites
 

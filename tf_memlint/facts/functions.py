@@ -75,7 +75,6 @@ class FunctionFacts:
         self.context = context
         self._calls = calls or []
         self._ready = False
-        self._positions: Any = None
         self._graph_mode: bool | None = None
         self._guarded: dict[int, set[int]] = {}
         self._possible: dict[str, bool] = {}
@@ -154,16 +153,19 @@ class FunctionFacts:
 
     # Where things are ---------------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int | None:
-        """The line of a node of this module (positions computed once, only when a message needs one)."""
-        if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
-            self._positions = MetadataWrapper(self.context.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        position = self._positions.get(node)
-        if position is None:
-            return None
-        if isinstance(node, cst.FunctionDef):  # the `def` line, not its first decorator
-            position = self._positions.get(node.name, position)
-        return position.start.line
+        """The line of a node of this module, computed only when a message needs one: from the
+        top-level statement that holds it, placed by the stdlib tree (engine.positions_of), else
+        None. A def's line is its ``def`` line, not its first decorator's."""
+        from tf_memlint.engine import positions_of  # the engine imports this module
+
+        context = self.context
+        where = node.name if isinstance(node, cst.FunctionDef) else node
+        top = context.walked.holder(where, list(context.module.body))
+        if top is None:
+            return None  # not a node of this module
+        # Without the engine's source and tree (a context built by hand), the whole module's.
+        positions = positions_of(context.module, context.source or "", [where], context.tree, {id(where): top})
+        return positions[id(where)][0]
 
     def describe(self, witness: Witness) -> str:
         """``load_model() via build_agent(), line 12 -> make(), line 20``."""
