@@ -276,3 +276,40 @@ def test_command_reaches_methods_of_another_modules_classes(tmp_path, capsys, mo
     method called once, and a method whose own loop predicts (reported there), stay silent."""
     out = _lint_package(tmp_path, capsys, monkeypatch, "rl", {"agents": AGENTS, "runner": RUNNER})
     assert "via DQNAgent.act(), agents.py:" in out, out
+
+
+def test_an_in_file_chain_names_the_def_line_of_each_helper():
+    """FunctionFacts.line_of: the line of the helper's ``def`` (not its decorator), the same
+    whether the engine places it from one top-level statement or the whole module is used."""
+    from tf_memlint.context import TFContext
+    from tf_memlint.engine import lint_source
+    from tf_memlint.syntax import dotted_name
+
+    import libcst as cst
+
+    source = textwrap.dedent("""\
+        import tensorflow.compat.v1 as tf
+
+        tf.disable_eager_execution()
+
+
+        @staticmethod
+        def build(v):
+            return tf.reduce_mean(v)
+
+
+        def make(v):
+            return build(v)
+
+
+        sess = tf.Session()
+        for i in range(100):
+            sess.run(make(i))
+        """)
+    findings = lint_source(source, ["TFM202"])
+    assert [f.code for f in findings] == ["TFM202"]
+    assert "make(), line 11" in findings[0].message and "build(), line 7" in findings[0].message, findings
+    module = cst.parse_module(source)
+    by_hand = TFContext(module)  # no source or tree: the whole module's positions
+    defs = [n for n in by_hand.walked.events if isinstance(n, cst.FunctionDef)]
+    assert [(dotted_name(d.name), by_hand.functions.line_of(d)) for d in defs] == [("build", 7), ("make", 11)]
