@@ -48,18 +48,27 @@ def _is_node(value: object) -> bool:
     return known
 
 
-def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
-    """``root.visit(visitor)`` for a read-only visitor, without rebuilding the tree."""
+def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, events: list | None = None) -> None:
+    """``root.visit(visitor)`` for a read-only visitor, without rebuilding the tree. ``events``
+    (``Walked``'s recording): each node is appended when entered, None when left; the visitor
+    may not prune then."""
     on_visit, on_leave = visitor.on_visit, visitor.on_leave
+    record = events.append if events is not None else None
     stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
     pop, push = stack.pop, stack.append
     while stack:
         node, leaving = pop()
         if leaving:
             on_leave(node)
+            if record is not None:
+                record(None)
             continue
         push((node, True))
+        if record is not None:
+            record(node)
         if on_visit(node) is False:
+            if record is not None:
+                raise ValueError("a recorded walk must visit every node")
             continue
         for child in reversed(children(node)):
             push((child, False))
@@ -84,28 +93,11 @@ class Walked:
     nodes, without walking it again. The visitor of the recording walk must not prune (return
     False from ``on_visit``): what it skips would be missing from every replay."""
 
-    _LEAVE = None  # the event that closes the innermost open node
-
     def __init__(self, root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         self.root = root
-        # Each node when it is entered, then _LEAVE when it is left: the order of walk().
+        # Each node when it is entered, then None when it is left: the order of walk().
         self.events: list[cst.CSTNode | None] = []
-        record = self.events.append
-        on_visit, on_leave = visitor.on_visit, visitor.on_leave
-        stack: list[tuple[cst.CSTNode, bool]] = [(root, False)]
-        pop, push = stack.pop, stack.append
-        while stack:
-            node, leaving = pop()
-            if leaving:
-                on_leave(node)
-                record(None)
-                continue
-            push((node, True))
-            record(node)
-            if on_visit(node) is False:
-                raise ValueError("a recorded walk must visit every node")
-            for child in reversed(children(node)):
-                push((child, False))
+        walk(root, visitor, self.events)
         self._spans: dict[int, tuple[int, int]] | None = None
 
     def replay(self, visitor: cst.CSTVisitor) -> None:
@@ -124,9 +116,7 @@ class Walked:
     def below(self, node: cst.CSTNode, skip: tuple[type, ...] = ()) -> list[cst.CSTNode] | None:
         """Every node under ``node`` in walk order, leaving out nodes of the ``skip`` types and
         everything under them; None when ``node`` is not in the recorded tree."""
-        spans = self._spans
-        if spans is None:
-            spans = self._spans = self._index()
+        spans = self._spans_by_id()
         span = spans.get(id(node))
         if span is None:
             return None
@@ -148,9 +138,7 @@ class Walked:
 
     def holder(self, node: cst.CSTNode, candidates: list[cst.CSTNode]) -> int | None:
         """The index in ``candidates`` of the one ``node`` is (or is under), or None."""
-        spans = self._spans
-        if spans is None:
-            spans = self._spans = self._index()
+        spans = self._spans_by_id()
         span = spans.get(id(node))
         if span is None:
             return None
@@ -160,9 +148,12 @@ class Walked:
                 return index
         return None
 
-    def _index(self) -> dict[int, tuple[int, int]]:
-        """id(node) -> (index of its entry event, index of its leave event)."""
+    def _spans_by_id(self) -> dict[int, tuple[int, int]]:
+        """id(node) -> (index of its entry event, index of its leave event), built on first use."""
+        if self._spans is not None:
+            return self._spans
         spans: dict[int, tuple[int, int]] = {}
+        self._spans = spans
         starts: list[int] = []
         nodes: list[cst.CSTNode] = []
         for index, node in enumerate(self.events):
