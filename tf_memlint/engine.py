@@ -10,8 +10,9 @@ The steps, cheapest first; each one ends the work for a file that cannot have fi
    which hands it to the plugin; ``ast.parse`` is C-fast for the command): the module must
    import a public TensorFlow/Keras module, and must contain a *trigger* of at least one enabled
    rule (``Rule.triggers``, else "always");
-3. LibCST parse, the ``TFContext`` pre-pass, one batched traversal of the rules whose own gate
-   passed (the hook order is in rule.py), positions only if a rule fired.
+3. LibCST parse, the ``TFContext`` pre-pass (whose walk is recorded, ``walk.Walked``), the
+   rules whose own gate passed in one replay of that walk (the hook order is in rule.py),
+   positions only if a rule fired.
 """
 
 from __future__ import annotations
