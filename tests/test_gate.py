@@ -234,8 +234,14 @@ def test_recorded_walk_replays_and_lists_subtrees_like_a_walk():
         assert first.events == walked_again.events == replayed.events, path
         nodes = [n for n in recorded.events if n is not None]
         for node in nodes[:: max(1, len(nodes) // 200)] + [n for n in nodes if isinstance(n, own_scopes)]:
+            if not children(node):
+                assert recorded.below(node) is None  # not indexed: nothing under it
+                continue
             assert recorded.below(node) == _below(node, ()), path
             assert recorded.below(node, own_scopes) == _below(node, own_scopes), path
+            assert recorded.holder(node, list(module.body)) == next(
+                (i for i, top in enumerate(module.body) if top is node or any(n is node for n in _below(top, ()))),
+                None)
     assert Walked(cst.parse_module("x = 1\n"), _Recorder()).below(cst.Name("x")) is None  # not in the tree
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+from array import array
 
 import libcst as cst
 
@@ -98,7 +99,8 @@ class Walked:
         # Each node when it is entered, then None when it is left: the order of walk().
         self.events: list[cst.CSTNode | None] = []
         walk(root, visitor, self.events)
-        self._spans: dict[int, tuple[int, int]] | None = None
+        self._starts: dict[int, int] | None = None
+        self._ends = array("i")
 
     def replay(self, visitor: cst.CSTVisitor) -> None:
         """``walk(root, visitor)`` from the recording; ``on_visit``'s result is ignored (no
@@ -115,51 +117,57 @@ class Walked:
 
     def below(self, node: cst.CSTNode, skip: tuple[type, ...] = ()) -> list[cst.CSTNode] | None:
         """Every node under ``node`` in walk order, leaving out nodes of the ``skip`` types and
-        everything under them; None when ``node`` is not in the recorded tree."""
-        spans = self._spans_by_id()
-        span = spans.get(id(node))
-        if span is None:
+        everything under them; None when ``node`` has no children or is not in the recorded
+        tree (only nodes with children are indexed: the index is then a fraction of the tree's
+        size, where one entry per node was more than twice the tree)."""
+        start = self._starts_by_id().get(id(node))
+        if start is None:
             return None
-        events = self.events
+        events, ends = self.events, self._ends
+        end = ends[start]
         if not skip:
-            return [n for n in events[span[0] + 1:span[1]] if n is not None]
+            return [n for n in events[start + 1:end] if n is not None]
         found: list[cst.CSTNode] = []
-        index, end = span[0] + 1, span[1]
+        index = start + 1
         while index < end:
             child = events[index]
             if child is None:
                 index += 1
             elif isinstance(child, skip):
-                index = spans[id(child)][1] + 1
+                index = ends[index] + 1  # past its leave event
             else:
                 found.append(child)
                 index += 1
         return found
 
     def holder(self, node: cst.CSTNode, candidates: list[cst.CSTNode]) -> int | None:
-        """The index in ``candidates`` of the one ``node`` is (or is under), or None."""
-        spans = self._spans_by_id()
-        span = spans.get(id(node))
-        if span is None:
-            return None
-        for index, candidate in enumerate(candidates):
-            outer = spans.get(id(candidate))
-            if outer is not None and outer[0] <= span[0] <= outer[1]:
-                return index
+        """The index in ``candidates`` of the one ``node`` is (or is under), or None. A linear
+        search: for the few lines a message names."""
+        starts, ends, events = self._starts_by_id(), self._ends, self.events
+        for position, candidate in enumerate(candidates):
+            if candidate is node:
+                return position
+            start = starts.get(id(candidate))
+            if start is not None and any(n is node for n in events[start + 1:ends[start]]):
+                return position
         return None
 
-    def _spans_by_id(self) -> dict[int, tuple[int, int]]:
-        """id(node) -> (index of its entry event, index of its leave event), built on first use."""
-        if self._spans is not None:
-            return self._spans
-        spans: dict[int, tuple[int, int]] = {}
-        self._spans = spans
-        starts: list[int] = []
-        nodes: list[cst.CSTNode] = []
-        for index, node in enumerate(self.events):
+    def _starts_by_id(self) -> dict[int, int]:
+        """id(node) -> the index of its entry event, for the nodes with children; and, in
+        ``_ends``, the index of each entry event's leave event. Built on first use."""
+        if self._starts is not None:
+            return self._starts
+        events = self.events
+        starts: dict[int, int] = {}
+        ends = self._ends = array("i", bytes(4 * len(events)))
+        open_starts: list[int] = []
+        last = len(events) - 1
+        for index, node in enumerate(events):
             if node is None:
-                spans[id(nodes.pop())] = (starts.pop(), index)
+                ends[open_starts.pop()] = index
             else:
-                starts.append(index)
-                nodes.append(node)
-        return spans
+                open_starts.append(index)
+                if index < last and events[index + 1] is not None:  # it has children
+                    starts[id(node)] = index
+        self._starts = starts
+        return starts
