@@ -239,9 +239,9 @@ def test_recorded_walk_replays_and_lists_subtrees_like_a_walk():
                 continue
             assert recorded.below(node) == _below(node, ()), path
             assert recorded.below(node, own_scopes) == _below(node, own_scopes), path
-            assert recorded.holder(node, list(module.body)) == next(
-                (i for i, top in enumerate(module.body) if top is node or any(n is node for n in _below(top, ()))),
-                None)
+        # holders: which top-level statement is or holds each node, as walking each one says
+        expected = {id(n): i for i, top in enumerate(module.body) for n in [top, *_below(top, ())]}
+        assert recorded.holders({id(n) for n in nodes}, list(module.body)) == expected, path
     assert Walked(cst.parse_module("x = 1\n"), _Recorder()).below(cst.Name("x")) is None  # not in the tree
 
 

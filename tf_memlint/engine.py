@@ -44,7 +44,7 @@ from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-e
 )
 from tf_memlint.names import MENTIONS_TF, canonical
 from tf_memlint.rule import Diagnostic, Rule, all_rules
-from tf_memlint.walk import Walked, walk
+from tf_memlint.walk import Walked
 
 
 class LintError(Exception):
@@ -84,13 +84,8 @@ class _BatchedWalk:
 
     def __init__(self, context: TFContext, rules: list[Rule], module: cst.Module | None = None) -> None:
         self.context = context
-        # The top-level statement being walked, so each finding knows which statement holds it
-        # (positions are generated for those statements only, see positions_of).
+        # The index of each top-level statement: the context knows which one is being walked.
         self.tops = {id(statement): index for index, statement in enumerate(module.body)} if module else {}
-        self.top: int | None = None
-        self.top_of: dict[int, int] = {}
-        for rule in rules:
-            rule.report = self._reporter(rule)  # type: ignore[method-assign]
         self.visitors: dict[str, list[Callable[[Any], Any]]] = defaultdict(list)
         self.leavers: dict[str, list[Callable[[Any], Any]]] = defaultdict(list)
         for rule in rules:
@@ -103,15 +98,6 @@ class _BatchedWalk:
         # first sight of the type. Most nodes (names, whitespace, operators) have nothing to run.
         self._on_enter: dict[type, list[Callable[[Any], Any]]] = {}
         self._on_leave: dict[type, list[Callable[[Any], Any]]] = {}
-
-    def _reporter(self, rule: Rule) -> Callable[[cst.CSTNode, str], None]:
-        findings = rule.findings
-
-        def report(node: cst.CSTNode, message: str) -> None:
-            findings.append((node, message))
-            if self.top is not None:
-                self.top_of.setdefault(id(node), self.top)
-        return report
 
     def _steps(self, kind: type) -> None:
         context, name = self.context, kind.__name__
@@ -127,16 +113,13 @@ class _BatchedWalk:
         for node in walked.events:
             if node is None:
                 node = pop()
-                steps = on_leave[type(node)]
-                for step in steps:
+                for step in on_leave[type(node)]:
                     step(node)
-                if len(open_nodes) == 1:
-                    self.top = None  # a top-level statement (a child of the Module) is done
                 continue
-            if len(open_nodes) == 1:
+            if len(open_nodes) == 1:  # a child of the Module
                 top = tops.get(id(node))
                 if top is not None:
-                    self.top = self.context.statement = top
+                    self.context.statement = top
             push(node)
             steps = on_enter.get(type(node))
             if steps is None:
@@ -326,7 +309,7 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         findings = [(rule.code, node, message) for rule in rules for node, message in rule.findings]
         if not findings:
             return []
-        positions = positions_of(module, source, [node for _, node, _ in findings], tree, walker.top_of)
+        positions = positions_of(module, source, [node for _, node, _ in findings], tree, context.walked)
         return sorted({Diagnostic(*positions[id(node)], code, message) for code, node, message in findings})
     finally:
         _release(context, rules)
@@ -345,8 +328,9 @@ def _release(context: TFContext, rules: list[Rule]) -> None:
 
 
 def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNode],
-               tree: ast.AST | None, top_of: dict[int, int]) -> dict[int, tuple[int, int]]:
-    """(line, column) of the start of each node, by id.
+                 tree: ast.AST | None, walked: Walked) -> dict[int, tuple[int, int]]:
+    """(line, column) of the start of each node of the module, by id (a node not in it is left
+    out). ``walked``: the module's recorded walk, which says which statement holds each node.
 
     Positions cost a code-generation pass. Over the whole module that was most of the cost of a
     file with one finding in a 10,000-line module, so positions are generated for the top-level
@@ -360,12 +344,7 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
     if lines is not None:
         text = source.decode(module.encoding) if isinstance(source, bytes) else source
         starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-        # The statement being walked when a rule reported the node (checked below: the node
-        # must be in it), else found by walking the top-level statements.
-        unknown = {key for key in wanted if key not in top_of}
-        holders = sorted({top_of[key] for key in wanted if key in top_of}
-                         | set(_holders(module, unknown) if unknown else ()))
-        for index in holders:
+        for index in sorted(set(walked.holders(wanted, list(module.body)).values())):
             statement = module.body[index]
             first = lines[index] - 1 - len(statement.leading_lines)  # 0-based line of its code
             if not 0 <= first < len(starts) or not text.startswith(module.code_for_node(statement), starts[first]):
@@ -378,43 +357,11 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
         if len(found) == len(wanted):
             return found
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return {id(node): (positions[node].start.line, positions[node].start.column) for node in nodes}
+    return {id(node): (positions[node].start.line, positions[node].start.column) for node in nodes
+            if node in positions}
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def _holders(module: cst.Module, wanted: set[int]) -> list[int]:
-    """Indexes of the top-level statements holding the nodes in ``wanted``."""
-    holders: list[int] = []
-    left = set(wanted)
-    for index, statement in enumerate(module.body):
-        if not left:
-            break
-        if id(statement) in left:
-            left.discard(id(statement))
-            holders.append(index)
-            continue
-        collector = _Ids(left)
-        walk(statement, collector)
-        if collector.hit:
-            left -= collector.hit
-            holders.append(index)
-    return holders
-
-
-class _Ids(cst.CSTVisitor):
-    def __init__(self, wanted: set[int]) -> None:
-        self.wanted = wanted
-        self.hit: set[int] = set()
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if id(node) in self.wanted:
-            self.hit.add(id(node))
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        pass
 
 
 def _top_level_lines(module: cst.Module, tree: ast.AST) -> list[int] | None:

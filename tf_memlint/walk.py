@@ -140,17 +140,23 @@ class Walked:
                 index += 1
         return found
 
-    def holder(self, node: cst.CSTNode, candidates: list[cst.CSTNode]) -> int | None:
-        """The index in ``candidates`` of the one ``node`` is (or is under), or None. A linear
-        search: for the few lines a message names."""
-        starts, ends, events = self._starts_by_id(), self._ends, self.events
-        for position, candidate in enumerate(candidates):
-            if candidate is node:
-                return position
-            start = starts.get(id(candidate))
-            if start is not None and any(n is node for n in events[start + 1:ends[start]]):
-                return position
-        return None
+    def holders(self, wanted: set[int], candidates: list[cst.CSTNode]) -> dict[int, int]:
+        """For each id in ``wanted``, the index in ``candidates`` (children of the root: a
+        module's statements) of the one that is or holds that node; one pass over the recording.
+        A node under none of them is left out."""
+        index_of = {id(candidate): index for index, candidate in enumerate(candidates)}
+        found: dict[int, int] = {}
+        depth, current = 0, None
+        for node in self.events:
+            if node is None:
+                depth -= 1
+                continue
+            depth += 1
+            if depth == 2:  # a child of the root
+                current = index_of.get(id(node))
+            if current is not None and id(node) in wanted:
+                found[id(node)] = current
+        return found
 
     def _starts_by_id(self) -> dict[int, int]:
         """id(node) -> the index of its entry event, for the nodes with children; and, in

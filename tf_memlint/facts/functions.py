@@ -153,19 +153,15 @@ class FunctionFacts:
 
     # Where things are ---------------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int | None:
-        """The line of a node of this module, computed only when a message needs one: from the
-        top-level statement that holds it, placed by the stdlib tree (engine.positions_of), else
-        None. A def's line is its ``def`` line, not its first decorator's."""
+        """The line of a node of this module (None for another node), computed only when a
+        message needs one (engine.positions_of: one top-level statement's positions, placed by
+        the stdlib tree when the engine has it). A def's line is its ``def`` line."""
         from tf_memlint.engine import positions_of  # the engine imports this module
 
         context = self.context
         where = node.name if isinstance(node, cst.FunctionDef) else node
-        top = context.walked.holder(where, list(context.module.body))
-        if top is None:
-            return None  # not a node of this module
-        # Without the engine's source and tree (a context built by hand), the whole module's.
-        positions = positions_of(context.module, context.source or "", [where], context.tree, {id(where): top})
-        return positions[id(where)][0]
+        position = positions_of(context.module, context.source or "", [where], context.tree, context.walked)
+        return position[id(where)][0] if id(where) in position else None
 
     def describe(self, witness: Witness) -> str:
         """``load_model() via build_agent(), line 12 -> make(), line 20``."""
