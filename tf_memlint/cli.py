@@ -21,6 +21,7 @@ from pathlib import Path
 from tf_memlint import __version__, project, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, positive_int, rule_options
 from tf_memlint.engine import enabled_codes
+from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, LEVELS
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
@@ -89,6 +90,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg to read (default: nearest)")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--version", action="version", version=f"tf-memlint {__version__}")
+    grading = parser.add_argument_group(
+        "grading", "every finding is graded high, medium or low by its evidence (how often the code "
+                   "runs, in what kind of process) and by its projected cost; the least shown is "
+                   "--confidence (default high)")
+    grading.add_argument("--confidence", choices=LEVELS, help="show findings of this confidence and above (default high)")
+    grading.add_argument("--min-memory-cost", type=_count, metavar="MIB",
+                         help=f"a projected memory cost below this is graded low (default {DEFAULT_MIN_MIB})")
+    grading.add_argument("--min-time-cost", type=_count, metavar="SECONDS",
+                         help=f"a projected time cost below this is graded low (default {DEFAULT_MIN_SECONDS:g})")
     for option, default in rule_options().items():
         parser.add_argument("--" + option.replace("_", "-"), dest=f"opt_{option}", type=_count,
                             metavar="N", help=f"rule option (default {default})")
@@ -194,6 +204,9 @@ def _check(args: argparse.Namespace) -> int:
         value = getattr(args, f"opt_{option}")
         if value is not None:
             settings[option] = value
+    for option in ("confidence", "min_memory_cost", "min_time_cost"):
+        if getattr(args, option) is not None:
+            settings[option] = getattr(args, option)
     exclude = (args.exclude if args.exclude is not None else config.exclude) + args.extend_exclude
     include = (args.include if args.include is not None else config.include) + args.extend_include
 

@@ -2,7 +2,9 @@
 
 Found like ruff and flake8 find theirs: the nearest such file at or above the current directory.
 Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, include,
-extend-include, jobs, and each rule option (for example ``min-unrolled-iterations``). Counts are
+extend-include, jobs, confidence (high, medium or low: the least confidence shown),
+min-memory-cost (MiB) and min-time-cost (seconds) (what a projected cost must reach to count),
+and each rule option (for example ``min-unrolled-iterations``). Counts are
 validated by ``positive_int``, the same function the command line and the flake8 options use.
 """
 
@@ -20,6 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from tf_memlint.grading import LEVELS
 from tf_memlint.rule import all_rules
 
 DEFAULT_EXCLUDE = (
@@ -30,6 +33,8 @@ DEFAULT_EXCLUDE = (
 # What a directory walk lints (ruff's ``include``; ``extend-include`` adds to it). Named files
 # are linted whatever their name.
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+# What a projected cost must reach to count (grading.py): MiB of memory, seconds of time.
+GRADING_COSTS = {"min-memory-cost": "MiB", "min-time-cost": "seconds"}
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "include", "extend-include")
 
 
@@ -114,6 +119,12 @@ def load_config(path: Path | None) -> Config:
                 setattr(config, key.replace("-", "_"), [v.upper() for v in values])
         elif key == "jobs":
             config.jobs = _coerce(path, raw_key, value, 1)
+        elif key == "confidence":
+            if value not in LEVELS:
+                raise ConfigError(f"{path}: tf-memlint `{raw_key}` must be one of {', '.join(LEVELS)}, not {value!r}")
+            config.settings["confidence"] = value
+        elif key in GRADING_COSTS:
+            config.settings[key.replace("-", "_")] = _coerce(path, raw_key, value, 1)
         elif key.replace("-", "_") in options:
             name = key.replace("-", "_")
             config.settings[name] = _coerce(path, raw_key, value, options[name])

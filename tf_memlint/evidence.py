@@ -127,11 +127,11 @@ def lifetime(context: TFContext, path: str | None, extra_test_globs: tuple[str, 
     return PROGRAM, ""
 
 
-def here(context: TFContext, node: cst.CSTNode, path: str | None = None,
-         extra_test_globs: tuple[str, ...] = ()) -> Evidence:
-    """The evidence for a finding at ``node``, reported at the current walk position."""
-    life, why = lifetime(context, path, extra_test_globs)
-    return Evidence(repetition_at(context, node), life, why)
+def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None) -> Evidence:
+    """The evidence for a finding at ``node``, reported at the current walk position (the
+    engine tells the context the file's path and the configured test globs)."""
+    life, why = lifetime(context, context.path, context.test_globs)
+    return Evidence(repetition or repetition_at(context, node), life, why)
 
 
 def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:

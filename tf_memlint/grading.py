@@ -27,7 +27,7 @@ HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
 RANK = {HIGH: 3, MEDIUM: 2, LOW: 1}
 # What a projected cost must reach to count (config keys min-memory-cost / min-time-cost).
-DEFAULT_MIN_BYTES = 8 * 1024 * 1024
+DEFAULT_MIN_MIB = 8
 DEFAULT_MIN_SECONDS = 5.0
 UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
 
@@ -74,7 +74,7 @@ def project(code: str, evidence: Evidence) -> tuple[str | None, float | None, st
     return (f"{_amount(unit['value'], unit['unit'])} per {per}", None, unit["unit"])
 
 
-def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_MIN_BYTES,
+def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_MIN_MIB * 1024 * 1024,
           min_seconds: float = DEFAULT_MIN_SECONDS) -> Grade:
     """``once``: the confidence the rule's own precondition gives a finding whose place does not
     repeat (the rule declares it: a size read off the code is high, a claim about repetition

@@ -46,7 +46,8 @@ def _json_finding(result: FileResult, finding: Diagnostic, rules: dict) -> dict:
     return {"path": result.path, "cell": cell.cell if cell else None,
             "line": cell.line if cell else finding.line, "column": finding.col + 1, "code": finding.code,
             "name": rules[finding.code].name if finding.code in rules else finding.code,
-            "message": one_line(finding.message)}
+            "message": one_line(finding.message), "confidence": finding.confidence,
+            "evidence": finding.evidence, "cost": finding.cost}
 
 
 def as_json(results: list[FileResult]) -> str:
