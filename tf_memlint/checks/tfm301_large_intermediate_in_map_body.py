@@ -1,4 +1,5 @@
-"""TFM3xx: functions that tf.map_fn and tf.data run once per element, in parallel."""
+"""TFM301 large-intermediate-in-map-body: a function that tf.map_fn or Dataset.map runs once per element,
+in parallel, builds a tensor much larger than its input."""
 
 from __future__ import annotations
 

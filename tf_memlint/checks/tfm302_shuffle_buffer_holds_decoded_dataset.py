@@ -1,4 +1,5 @@
-"""TFM302: tf.data input pipelines that hold the whole dataset in memory (issue 10)."""
+"""TFM302 shuffle-buffer-holds-decoded-dataset: a tf.data shuffle buffer that holds the whole decoded
+dataset in memory."""
 
 from __future__ import annotations
 

@@ -1,14 +1,13 @@
-"""TFM2xx: TF1 sessions and the graphs they run."""
+"""TFM201 unclosed-session: a TF1 session made again and again, or outliving its use, never closed."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.checks import reach
-from tf_memlint.facts.functions import OPS, RETURNS_SESSION, RUNS_SESSION, SESSION
-from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_CLASSES,
-                                       SESSION_RUN_TRIGGERS)
-from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, NOTEBOOK, REPEATED, Inside, Together
+from tf_memlint.facts.functions import RETURNS_SESSION, SESSION
+from tf_memlint.facts.repetition import first_time, where_repeated
+from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES
+from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, NOTEBOOK, REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
 
@@ -44,7 +43,7 @@ class UnclosedSession(Rule):
     """
 
     code = "TFM201"
-    reaches_across_modules = True  # checks/reach.py hooks
+    reaches_across_modules = True  # its reach path: _session_reach
 
     # Opt-in: 1 of 5 findings worth acting on in the held-out corpus (rules/TFM201.md).
 
@@ -66,6 +65,7 @@ class UnclosedSession(Rule):
         self._comprehensions = 0
         self._sites: dict[str, list[tuple]] | None = None
         self._creations: list[cst.Call] | None = None
+        self._reach_places: set[int] = set()  # loops and handlers reported through a call
 
     def _hold(self, expr: cst.BaseExpression | None, *how) -> None:
         if expr is not None and self.context.sessions.is_session_creation(expr):
@@ -100,7 +100,7 @@ class UnclosedSession(Rule):
         self._hold(node.value, "given")  # closing(tf.Session()), set_session(tf.Session()), Wrapper(...)
 
     def visit_Call(self, node: cst.Call) -> None:
-        reach.session_reach(self, node)  # a function that opens a kept session, called per iteration/request
+        _session_reach(self, node)  # a function that opens a kept session, called per iteration/request
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _STORING_METHODS:
             for arg in node.args:  # sessions.append(tf.Session()): stored, cannot be closed by name
@@ -344,6 +344,8 @@ class UnclosedSession(Rule):
 
 
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
+
+
 _KEPT = {"stored": "in a container", "self": "on self", "captured": "by a closure that outlives the call"}
 
 
@@ -405,134 +407,42 @@ class _SiteCollector(cst.CSTVisitor):
                     self.entries.add(value.func.value)
 
 
-@register
-class GraphGrowthInSessionLoop(Rule):
-    """Creating graph operations inside a loop that also runs a TF1 session.
-
-    Bad::
-
-        with tf.compat.v1.Session() as sess:
-            for step in range(1000):
-                y = tf.reduce_mean(x * float(step))   # 1000 new ops in the graph
-                sess.run(y, feed_dict={x: batch})
-
-    Good::
-
-        scale = tf.compat.v1.placeholder(tf.float32, shape=())
-        y = tf.reduce_mean(x * scale)
-        tf.compat.v1.get_default_graph().finalize()
-        with tf.compat.v1.Session() as sess:
-            for step in range(1000):
-                sess.run(y, feed_dict={x: batch, scale: float(step)})
-
-    Silent when the loop starts a new graph each iteration (``tf.reset_default_graph()``,
-    ``keras.backend.clear_session()``, ``with tf.Graph().as_default():``).
-    """
-
-    code = "TFM202"
-    reaches_across_modules = True  # checks/reach.py hooks
-
-    # Opt-in: 2 of 7 findings worth acting on in the held-out corpus (rules/TFM202.md).
-
-    default_enabled = False
-    name = "graph-growth-in-session-loop"
-    summary = "TensorFlow ops created inside a loop that calls sess.run: the graph grows every iteration"
-    triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
-    # one loop or request handler (or a function it calls) that both runs a session and adds ops:
-    # a TF call, an optimizer's graph method, or, in the command, another module's function doing
-    # either. Every path of the rule reports a loop or handler that does both (reach.ops_reach,
-    # ops_in_handler: _runs_session of that same loop or handler).
-    structure = Together(REPEATED, (SESSION_RUN_TRIGGERS | {RUNS_SESSION},
-                                    {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS}))
-    options = {
-        "session_loop_min_iterations": (
-            10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),
-    }
-
-    def __init__(self, context, settings) -> None:
-        super().__init__(context, settings)
-        self._statements: list[cst.CSTNode] = []
-        self._reported: set[int] = set()
-        self._pending: dict[int, list[tuple[cst.Call, str]]] = {}
-        self._fresh_graph = 0  # `with` blocks, inside the loop, that install a new graph
-        self._with_fresh: list[bool] = []
-
-    # The statement being visited: one finding per statement, at its first op-creating call.
-    def visit_For(self, node: cst.For) -> None:
-        self._statements.append(node)
-
-    def visit_While(self, node: cst.While) -> None:
-        self._statements.append(node)
-
-    def visit_If(self, node: cst.If) -> None:
-        self._statements.append(node)
-
-    def leave_If(self, original_node: cst.If) -> None:
-        self._statements.pop()
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        self._statements.append(node)
-
-    def leave_SimpleStatementLine(self, original_node: cst.SimpleStatementLine) -> None:
-        self._statements.pop()
-
-    def visit_With(self, node: cst.With) -> None:
-        loops = self.context.open_loops
-        fresh = bool(loops) and any(self.context.sessions.makes_fresh_graph(item.item, loops[-1])
-                                    for item in node.items)
-        self._fresh_graph += fresh
-        self._statements.append(node)
-        self._with_fresh.append(fresh)
-
-    def leave_With(self, original_node: cst.With) -> None:
-        self._fresh_graph -= self._with_fresh.pop()
-        self._statements.pop()
-
-    def visit_Call(self, node: cst.Call) -> None:
-        context = self.context
-        if context.in_traced_function:
+# The reach path: a call of a function that opens a kept session, per iteration/request.
+def _session_reach(rule: UnclosedSession, node: cst.Call) -> None:
+    """A call whose function opens a session that stays alive (an InteractiveSession, one stored
+    in a container), or a session factory whose result is stored, per iteration/request."""
+    context = rule.context
+    functions = context.functions
+    if not functions.possible(SESSION):
+        return
+    place = where_repeated(context, node)
+    if place is None:
+        return
+    found = functions.reach(node, SESSION)
+    if found is None:
+        found = functions.reach(node, RETURNS_SESSION)
+        if found is None or not _stored(rule, node):
             return
-        if not context.sessions.creates_graph_ops(node):
-            reach.ops_reach(self, node, bool(self._fresh_graph))  # a function that adds ops, called here
-            return
-        loops = context.loops_running(node)
-        if not loops:
-            reach.ops_in_handler(self, node, bool(self._fresh_graph))  # per request (facts/events.py)
-            return
-        if self._fresh_graph:
-            return
-        statement = self._statements[-1] if self._statements else node
-        if id(statement) in self._reported:
-            return
-        running = [loop for loop in loops if context.sessions.loop_runs_session(loop)]
-        if not running or any(context.sessions.loop_resets_graph(loop) for loop in loops):
-            return
-        total = context.iterations(loops)
-        if total is not None and total < self.settings["session_loop_min_iterations"]:
-            return  # a bounded, small number of copies: not growth
-        self._reported.add(id(statement))
-        # One finding per loop (the innermost that runs the call), naming every statement.
-        self._pending.setdefault(id(loops[-1]), []).append((node, code_of(node.func)))
+    where, per = place
+    if not first_time(rule._reach_places, where):
+        return
+    label, witness = found
+    rule.report(node, f"{label}() opens a TF1 session {per} that is kept alive and never closed (calls "
+                      f"{functions.describe(witness)}); open one session once, or close each one")
 
-    def leave_For(self, original_node: cst.For) -> None:
-        self._statements.pop()
-        self._flush(original_node)
 
-    def leave_While(self, original_node: cst.While) -> None:
-        self._statements.pop()
-        self._flush(original_node)
+_REACH_STORING = frozenset({"append", "extend", "insert", "add", "appendleft"})
 
-    def _flush(self, loop: cst.CSTNode) -> None:
-        found = self._pending.pop(id(loop), None)
-        if not found:
-            return
-        node, what = found[0]
-        if len(found) == 1:
-            self.report(node, f"{what}() inside a loop that calls sess.run adds ops to the graph on every "
-                              f"iteration; build it once before the loop and feed the values that change")
-            return
-        lines = ", ".join(f"{w}()" for _n, w in found[1:])
-        self.report(node, f"{what}() and {len(found) - 1} more op-creating statement"
-                          f"{'s' if len(found) > 2 else ''} ({lines}) inside a loop that calls sess.run add "
-                          f"ops to the graph on every iteration; build them once before the loop and feed "
-                          f"the values that change")
+
+def _stored(rule: UnclosedSession, call: cst.Call) -> bool:
+    """``sessions.append(make_session())`` / ``cache[k] = make_session()`` in the current scope."""
+    context = rule.context
+    frame = context.function
+    for node in context.nodes_in(frame.node if frame is not None else context.module):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in _REACH_STORING and any(a.value is call for a in node.args):
+            return True
+        if isinstance(node, cst.Assign) and node.value is call \
+                and any(isinstance(t.target, cst.Subscript) for t in node.targets):
+            return True
+    return False

@@ -1,33 +1,22 @@
-"""TFM405-TFM406: Keras training calls repeated per step on the same model (issue 10)."""
+"""TFM405 fit-per-step: Keras fit()/evaluate() on one sample or batch per loop iteration."""
 
 from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import AT_POINT
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
+from tf_memlint.facts.repetition import runs_fewer_than
 from tf_memlint.gate import LOOP, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of, dotted_name, int_literal, target_names
 
+
 # Methods that make one batch out of a single sample or a list of samples.
 _BATCHING_METHODS = frozenset({"reshape", "expand_dims", "array", "asarray", "stack", "vstack",
                                "concatenate", "atleast_2d"})
+
+
 _PER_STEP_METHODS = ("fit", "evaluate")
-
-
-def _loop_is_small(context, loops, limit: int) -> bool:
-    total = context.iterations(loops)
-    return total is not None and total < limit
-
-
-def _same_model_loops(context, receiver: cst.BaseExpression, loops):
-    """The loops around the call that do not (re)bind the model: it is the same model on every
-    one of their iterations."""
-    value = context.value_of(receiver, AT_POINT)
-    if value is None:
-        return []
-    return [loop for loop in loops if not any(value is n for n in context.nodes_in(loop))]
 
 
 def _names(expr: cst.BaseExpression, context) -> set[str]:
@@ -150,7 +139,7 @@ class FitPerStep(Rule):
                 or context.keras.overrides(func.value, method):
             return
         loops = context.loops_running(node)
-        if not loops or _loop_is_small(context, loops, self.settings["fit_loop_min_iterations"]):
+        if not loops or runs_fewer_than(context, loops, self.settings["fit_loop_min_iterations"]):
             return
         if argument(node, 99, "initial_epoch") is not None:
             return  # a manual epoch loop
@@ -160,7 +149,7 @@ class FitPerStep(Rule):
         x = argument(node, 0, "x")
         if x is None:
             return
-        same = _same_model_loops(context, func.value, loops)
+        same = context.keras.same_model_loops(func.value, loops)
         if not any(_is_one_batch(context, x, loop) for loop in same):
             return
         model = code_of(func.value)
@@ -168,66 +157,3 @@ class FitPerStep(Rule):
         self.report(node, f"{model}.{method}() on one batch per loop iteration pays {method}()'s set-up "
                           f"(data adapter, callbacks, iterator) every time; call {model}.{replacement}() "
                           f"in the loop, or {method}() once on the stacked batches")
-
-
-@register
-class CompileInLoop(Rule):
-    """``model.compile(...)`` inside a loop on the same Keras model.
-
-    Bad::
-
-        model = build_model()
-        for episode in range(episodes):
-            model.compile(optimizer="adam", loss="mse")
-            model.fit(x, y, epochs=1, verbose=0)
-
-    Good::
-
-        model = build_model()
-        model.compile(optimizer="adam", loss="mse")
-        for episode in range(episodes):
-            model.fit(x, y, epochs=1, verbose=0)
-
-    Each ``compile`` drops the model's compiled train/test/predict functions, so the next
-    ``fit``/``train_on_batch`` traces them again. Fires only when the receiver is known to be a
-    Keras model bound outside the loop. Silent when the loop builds the model it compiles, when
-    it changes a layer's ``trainable`` flag (a recompile is what makes that take effect), and for
-    loops known to run fewer than ``compile_loop_min_iterations`` times.
-    """
-
-    code = "TFM406"
-    name = "compile-in-loop"
-    summary = "Keras compile() called in a loop on the same model: every call retraces the train function"
-    triggers = frozenset(".compile&" + build for build in MODEL_BUILD_TRIGGERS)
-    structure = Inside(LOOP, {".compile"})
-    options = {
-        "compile_loop_min_iterations": (
-            10, "loops known to run fewer times than this are not reported"),
-    }
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "compile"):
-            return
-        context = self.context
-        if context.in_traced_function or not context.keras.is_model(func.value) \
-                or context.keras.overrides(func.value, "compile"):
-            return
-        loops = context.loops_running(node)
-        if not loops or _loop_is_small(context, loops, self.settings["compile_loop_min_iterations"]):
-            return
-        same = _same_model_loops(context, func.value, loops)
-        same = [loop for loop in same if not _changes_trainable(context, loop)]
-        if not same:
-            return
-        model = code_of(func.value)
-        self.report(node, f"{model}.compile() in a loop on the same model: each call drops the compiled "
-                          f"train function and the next fit() traces it again; compile once before the loop")
-
-
-def _changes_trainable(context, loop) -> bool:
-    for node in context.nodes_in(loop):
-        if isinstance(node, cst.Assign) and any(
-                isinstance(t.target, cst.Attribute) and t.target.attr.value == "trainable" for t in node.targets):
-            return True
-    return False

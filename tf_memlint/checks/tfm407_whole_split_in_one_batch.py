@@ -1,4 +1,4 @@
-"""TFM407: a whole dataset split run through a model as one batch."""
+"""TFM407 whole-split-in-one-batch: a whole dataset split run through a model as one batch."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""TFM501: device memory. Several TensorFlow processes on one GPU, no GPU memory setting (issue 10)."""
+"""TFM501 gpu-shared-by-processes-without-memory-growth: several TensorFlow processes on one GPU with
+no GPU memory setting."""
 
 from __future__ import annotations
 
