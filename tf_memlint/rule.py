@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
 
-from tf_memlint.evidence import Evidence, Repetition, evidence_at
+from tf_memlint.evidence import ONCE_HERE, Evidence, Repetition, evidence_at
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -77,6 +77,9 @@ class Rule:
     # precondition is then the only evidence. "high" for a rule whose harm is read off the code
     # where it stands (a size, an unrolled bound), "low" for one whose harm is repetition.
     once_confidence: ClassVar[str] = "low"
+    # False when the harm does not grow with how often the place runs (a constant's size): the
+    # finding is then graded as if its place ran once.
+    repeats_with_place: ClassVar[bool] = True
 
     def __init__(self, context: TFContext, settings: dict[str, Any]) -> None:
         self.context = context
@@ -87,6 +90,8 @@ class Rule:
         """Report ``node``. The evidence is read from the walk position now (the loops open
         around the node, its function, the process); ``repetition``: the rule knows better how
         often the harm repeats (an unrolled loop's bound, a size), and says so."""
+        if repetition is None and not self.repeats_with_place:
+            repetition = ONCE_HERE
         self.findings.append((node, message, evidence_at(self.context, node, repetition)))
 
 

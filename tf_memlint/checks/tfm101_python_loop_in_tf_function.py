@@ -33,6 +33,7 @@ class PythonLoopInTfFunction(Rule):
     """
 
     code = "TFM101"
+    once_confidence = "high"
     name = "python-loop-in-tf-function"
     summary = "Python loop with a large static bound in a traced function is unrolled into the graph"
     triggers = TRACED_SCOPE

@@ -36,6 +36,7 @@ class TensorListAppendInTracedLoop(Rule):
     """
 
     code = "TFM102"
+    once_confidence = "high"
     name = "tensor-list-append-in-traced-loop"
     summary = "tensors appended to a Python list in a loop of a traced function"
     triggers = TRACED_SCOPE

@@ -29,9 +29,6 @@ class TfFunctionCreatedInLoop(Rule):
 
     code = "TFM105"
 
-    # Opt-in: 0 of 1 findings worth acting on in the held-out corpus (rules/TFM105.md).
-
-    default_enabled = False
     name = "tf-function-created-in-loop"
     summary = "tf.function created inside a loop is traced again on every iteration"
     triggers = TRACED_SCOPE  # tf.function in a loop

@@ -45,9 +45,8 @@ class LargeConstantInGraph(Rule):
     """
 
     code = "TFM106"
-    # Opt-in since round 5: 0 of 5 findings worth acting on in the fresh held-out sets
-    # (rules/TFM106.md): test constants embedded once, an array of unknown size in dead code.
-    default_enabled = False
+    once_confidence = "high"
+    repeats_with_place = False  # the harm is a size read off the code, not a repetition
     name = "large-constant-in-graph"
     summary = "NumPy array captured by or converted inside a traced function is embedded in the graph"
     triggers = TRACED_SCOPE | TF1_GRAPH_CALLS  # traced code, or a TF1 graph

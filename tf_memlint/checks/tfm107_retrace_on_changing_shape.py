@@ -33,8 +33,6 @@ class RetraceOnChangingShape(Rule):
     """
 
     code = "TFM107"
-    # Opt-in: its one held-out finding was not worth acting on (rules/TFM107.md).
-    default_enabled = False
     name = "retrace-on-changing-shape"
     summary = "tf.function called in a loop with a tensor whose shape changes per call retraces every time"
     triggers = TRACED_SCOPE  # calls of a tf.function

@@ -43,11 +43,9 @@ class UnclosedSession(Rule):
     """
 
     code = "TFM201"
+    once_confidence = "medium"
     reaches_across_modules = True  # its reach path: _session_reach
 
-    # Opt-in: 1 of 5 findings worth acting on in the held-out corpus (rules/TFM201.md).
-
-    default_enabled = False
     name = "unclosed-session"
     summary = "tf.Session()/InteractiveSession() made per iteration, superseded or kept by a long-lived owner, never closed"
     triggers = SESSION_CLASSES  # a session created here

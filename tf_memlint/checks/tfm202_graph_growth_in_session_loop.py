@@ -40,9 +40,6 @@ class GraphGrowthInSessionLoop(Rule):
     code = "TFM202"
     reaches_across_modules = True  # its reach path: _ops_reach
 
-    # Opt-in: 2 of 7 findings worth acting on in the held-out corpus (rules/TFM202.md).
-
-    default_enabled = False
     name = "graph-growth-in-session-loop"
     summary = "TensorFlow ops created inside a loop that calls sess.run: the graph grows every iteration"
     triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session

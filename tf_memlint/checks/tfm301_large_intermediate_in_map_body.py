@@ -48,6 +48,8 @@ class LargeIntermediateInMapBody(Rule):
     """
 
     code = "TFM301"
+    once_confidence = "high"
+    repeats_with_place = False  # the harm is a size read off the code, not a repetition
     name = "large-intermediate-in-map-body"
     summary = "function mapped by tf.map_fn / Dataset.map builds a tensor much larger than its input"
     triggers = TRACED_SCOPE  # a mapped function is a traced one

@@ -36,9 +36,8 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
     """
 
     code = "TFM302"
-    # Opt-in: 4 of 7 findings worth acting on in the fresh held-out sets of rounds 4 and 5
-    # (rules/TFM302.md): the buffer counts elements, and small decoded images fill it cheaply.
-    default_enabled = False
+    once_confidence = "high"
+    repeats_with_place = False  # the harm is a size read off the code, not a repetition
     name = "shuffle-buffer-holds-decoded-dataset"
     summary = "Dataset.shuffle() buffer sized like the whole dataset on decoded elements"
     triggers = SHUFFLE_TRIGGERS

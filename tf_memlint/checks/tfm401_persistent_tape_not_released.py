@@ -46,10 +46,8 @@ class PersistentTapeNotReleased(Rule):
     """
 
     code = "TFM401"
+    once_confidence = "medium"
 
-    # Opt-in: 0 of 1 findings worth acting on in the held-out corpus (rules/TFM401.md).
-
-    default_enabled = False
     name = "persistent-tape-not-released"
     summary = "persistent GradientTape not deleted after its last gradient() call"
     triggers = frozenset({GRADIENT_TAPE})

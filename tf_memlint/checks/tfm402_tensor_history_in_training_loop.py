@@ -37,9 +37,6 @@ class TensorHistoryInTrainingLoop(Rule):
     """
 
     code = "TFM402"
-    # Opt-in: 3 of 7 findings worth acting on in the fresh held-out sets of rounds 4 and 5
-    # (rules/TFM402.md): lists reset every epoch or local to a short function, and demo loops.
-    default_enabled = False
     name = "tensor-history-in-training-loop"
     summary = "tensors appended to a Python list across iterations of an eager training loop"
     triggers = frozenset(".append&" + step for step in TRAINING_TRIGGERS)  # an append in a training loop

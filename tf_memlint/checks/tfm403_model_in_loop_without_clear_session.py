@@ -43,9 +43,6 @@ class ModelInLoopWithoutClearSession(Rule):
     code = "TFM403"
     reaches_across_modules = True  # its reach path: _model_reach
 
-    # Opt-in: 0 of 4 findings worth acting on in the held-out corpus (rules/TFM403.md).
-
-    default_enabled = False
     name = "model-in-loop-without-clear-session"
     summary = "Keras model built or loaded in a loop with no keras.backend.clear_session()"
     triggers = MODEL_BUILD_TRIGGERS

@@ -42,9 +42,6 @@ class PredictInLoop(Rule):
     code = "TFM404"
     reaches_across_modules = True  # its reach path: _predict_reach
 
-    # Opt-in: after round 4's fixes still 28 of 41 findings worth acting on in two fresh held-out
-    # sets (heldout5, heldout6): tutorial loops of tens of calls are its noise (rules/TFM404.md).
-    default_enabled = False
     name = "predict-in-loop"
     summary = "Keras model.predict() called per iteration of a loop: slow; call the model directly"
     triggers = frozenset(".predict&" + build for build in MODEL_BUILD_TRIGGERS)  # on a known Keras model

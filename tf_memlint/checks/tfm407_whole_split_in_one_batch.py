@@ -45,9 +45,8 @@ class WholeSplitInOneBatch(Rule):
     """
 
     code = "TFM407"
-    # Opt-in since round 5: 13 of 18 findings worth acting on in the fresh held-out sets of rounds
-    # 4 and 5; small tutorial convnets on MNIST were its noise (rules/TFM407.md has the figures).
-    default_enabled = False
+    once_confidence = "high"
+    repeats_with_place = False  # the harm is a size read off the code, not a repetition
     name = "whole-split-in-one-batch"
     summary = "a whole train/test split run through a model as one batch: peak memory grows with the split"
     # a split loader and a convolutional network in the same module
