@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import shlex
 import signal
@@ -51,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--update-pages", action="store_true",
                    help="rewrite the 'Measured by `tf-memlint verify ID`' paragraph of each claim's "
                         "page with the figures just measured (claims with a 'quote')")
+    p.add_argument("--costs", type=Path, metavar="FILE",
+                   help="write the unit costs of the claims that declare one (unit_cost) to FILE, "
+                        "as JSON: the table findings project their cost from (tf_memlint/unit_costs.json)")
     p.add_argument("--no-fork", action="store_true",
                    help="start a new Python interpreter for every measurement (slower: each one "
                         "imports TensorFlow) instead of forking it from one that already did")
@@ -162,6 +166,11 @@ def run(argv: list[str]) -> int:
         sys.stdout.write(text)
     if args.update_pages:
         _update_pages(results, args)
+    if args.costs:
+        from .report import unit_costs
+
+        args.costs.write_text(json.dumps(unit_costs(results, cmd), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"tf-memlint verify: unit costs written to {args.costs}", file=sys.stderr)
     return 0 if all(r.as_expected for r in results) else 1
 
 
