@@ -328,7 +328,7 @@ def _graded(position: tuple[int, int], rule: Rule, message: str, found: Evidence
             settings: dict[str, Any]) -> Diagnostic:
     """The finding with its grade; the message names the evidence and the projected cost in a
     few words, so the one line a user reads says why it matters here."""
-    graded = grade(rule.code, found, rule.once_confidence,
+    graded = grade(rule.code, found, found.once_confidence or rule.once_confidence,
                    min_bytes=settings.get("min_memory_cost", DEFAULT_MIN_MIB) * 1024 * 1024,
                    min_seconds=settings.get("min_time_cost", DEFAULT_MIN_SECONDS))
     words = found.words()

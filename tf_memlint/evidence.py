@@ -85,6 +85,9 @@ class Evidence:
     repetition: Repetition
     lifetime: str
     lifetime_basis: str = ""
+    # The grade this finding's own precondition gives it when its place does not repeat, where
+    # the rule knows more than its class default (TFM103: the mutated value is read back).
+    once_confidence: str | None = None
 
     def words(self) -> str:
         parts = [self.repetition.words()]
@@ -127,11 +130,12 @@ def lifetime(context: TFContext, path: str | None, extra_test_globs: tuple[str, 
     return PROGRAM, ""
 
 
-def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None) -> Evidence:
+def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None,
+                once_confidence: str | None = None) -> Evidence:
     """The evidence for a finding at ``node``, reported at the current walk position (the
     engine tells the context the file's path and the configured test globs)."""
     life, why = lifetime(context, context.path, context.test_globs)
-    return Evidence(repetition or repetition_at(context, node), life, why)
+    return Evidence(repetition or repetition_at(context, node), life, why, once_confidence)
 
 
 def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
@@ -191,7 +195,7 @@ def _while(context: TFContext, loop: cst.While) -> Repetition:
     if count is not None:
         return Repetition(COUNT, count, f"while {text}")
     if _STEP_WORDS.search(text.replace(".", "_").replace(" ", "_")):
-        return Repetition(PER_STEP, basis=f"while {text}", known=False)
+        return Repetition(PER_STEP, basis=f"while {text}")
     return Repetition(UNKNOWN, basis=f"while {text}", known=False)
 
 
@@ -289,7 +293,7 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
         return Repetition(PER_ITEM if _looks_like_data(code_of(bound)) else UNKNOWN, basis=text, known=False)
     words = code_of(bound).replace(".", "_")
     if _STEP_WORDS.search(words):
-        return Repetition(PER_STEP, basis=text, known=False)
+        return Repetition(PER_STEP, basis=text)  # epochs, steps, episodes: a training loop's count
     if _looks_like_data(words):
         return Repetition(PER_ITEM, basis=text, known=False)
     return Repetition(UNKNOWN, basis=text, known=False)

@@ -86,13 +86,15 @@ class Rule:
         self.settings = {name: settings.get(name, default) for name, (default, _) in self.options.items()}
         self.findings: list[tuple[cst.CSTNode, str, Evidence]] = []
 
-    def report(self, node: cst.CSTNode, message: str, repetition: Repetition | None = None) -> None:
+    def report(self, node: cst.CSTNode, message: str, repetition: Repetition | None = None,
+               once_confidence: str | None = None) -> None:
         """Report ``node``. The evidence is read from the walk position now (the loops open
         around the node, its function, the process); ``repetition``: the rule knows better how
-        often the harm repeats (an unrolled loop's bound, a size), and says so."""
+        often the harm repeats (an unrolled loop's bound, a size), and says so; ``once_confidence``:
+        this finding's own precondition grades it otherwise than the rule's default."""
         if repetition is None and not self.repeats_with_place:
             repetition = ONCE_HERE
-        self.findings.append((node, message, evidence_at(self.context, node, repetition)))
+        self.findings.append((node, message, evidence_at(self.context, node, repetition, once_confidence)))
 
 
 _REGISTRY: dict[str, type[Rule]] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tf_memlint.evidence import ONCE, Repetition
+
 from tf_memlint.context import TRACED_SCOPE
 from tf_memlint.facts.tracing import UNROLL_OPTION
 from tf_memlint.gate import TRACED, Inside
@@ -60,8 +62,10 @@ class TensorListAppendInTracedLoop(Rule):
         for loop in reversed(frame.loops):
             kind, count = context.tracing.loop_kind(loop)
             if kind == "graph":
+                # Wrong on the first call whatever the loop's length: read off the code.
                 self.report(node, f"{func.value.value}.append() inside a graph loop keeps only the "
-                                  f"last traced value or raises InaccessibleTensorError; use tf.TensorArray")
+                                  f"last traced value or raises InaccessibleTensorError; use tf.TensorArray",
+                            repetition=Repetition(ONCE, basis="a graph loop"))
                 return
             if kind == "python" and count >= self.settings["min_unrolled_iterations"]:
                 self.report(node, f"{func.value.value}.append() in a loop unrolled {count} times "

@@ -6,6 +6,8 @@ import re
 
 import libcst as cst
 
+from tf_memlint.evidence import ONCE, Repetition
+
 from tf_memlint.context import TRACED_SCOPE
 from tf_memlint.gate import ITEM_WRITE, TRACED, Inside
 from tf_memlint.syntax import Kind, code_of
@@ -219,5 +221,17 @@ class PythonStateInTracedFunction(Rule):
         if what == ".append()" and _TRACE_NAME(name):
             return  # traces.append(x.dtype): a test recording each trace, on purpose
         where = "module-level" if found.scope is self.context.module_scope else "closure"
+        # Read back in the same traced function, the container's value is frozen into the graph
+        # at trace time: every call computes with it, which is wrong on the second call already.
+        read_back = _reads(self.context, frame.node, name, node)
         self.report(node, f"{what} on the {where} container {name} in a traced function runs once per "
-                          f"trace, not once per call; use a tf.Variable or return the value")
+                          f"trace, not once per call; use a tf.Variable or return the value",
+                    repetition=Repetition(ONCE, basis=f"{name} is read back: frozen at trace time") if read_back else None,
+                    once_confidence="high" if read_back else None)
+
+
+def _reads(context, function: cst.CSTNode, name: str, mutation: cst.CSTNode) -> bool:
+    """``name`` is read in ``function`` outside the statement that mutates it."""
+    inside = {id(n) for n in context.nodes_in(mutation)}
+    return any(type(n) is cst.Name and n.value == name and id(n) not in inside and n is not mutation
+               for n in context.nodes_in(function))
