@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tf_memlint.evidence import COUNT, GROWS, ONCE, SMALL, TEST, UNKNOWN, Evidence
+from tf_memlint.evidence import COUNT, GROWS, NOTEBOOK, ONCE, SERVER, SMALL, TEST, UNKNOWN, Evidence
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
@@ -92,6 +92,8 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
     else:
         assert repetition.kind == ONCE
         confidence = once
+        if once == MEDIUM and evidence.lifetime in (NOTEBOOK, SERVER):
+            confidence = HIGH  # held past its use in a process that lives on: the harm itself
     if amount is not None and unit in ("bytes", "seconds"):
         threshold = min_bytes if unit == "bytes" else min_seconds
         if amount < threshold:
