@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import gc
 import re
 import sys
@@ -44,6 +45,7 @@ from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-e
 )
 from tf_memlint.names import MENTIONS_TF, canonical
 from tf_memlint.evidence import Evidence
+from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, at_least, grade
 from tf_memlint.rule import Diagnostic, Rule, all_rules
 from tf_memlint.walk import Walked
@@ -265,6 +267,11 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
                 return []
             wanted = codes_that_can_fire(facts, wanted)  # only the rules whose own gate passes run
     settings = settings or {}
+    if tree is not None and not cross and not (settings.get("notebook")):
+        cut = _excerpt_of(source, tree, wanted, settings)
+        if cut is not None:
+            found = lint_source(cut.text, wanted, {**settings, EXCERPT_MIN_BYTES: None}, gate=False)
+            return [dataclasses.replace(d, line=cut.line(d.line)) for d in found]
     try:
         return shown(_lint_cst(source, registry, wanted, settings, tree), settings)
     except LintError as error:
@@ -276,6 +283,23 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
         raise
     except RecursionError:
         return shown(_on_big_stack(lambda: _lint_cst(source, registry, wanted, settings, tree)), settings)
+
+
+# The settings key of the size above which a module is linted as an excerpt (excerpt.py);
+# None: never (an excerpt is not cut again).
+EXCERPT_MIN_BYTES = "excerpt_min_bytes"
+
+
+def _excerpt_of(source: bytes | str, tree: ast.AST, wanted: list[str], settings: dict[str, Any]) -> Excerpt | None:
+    min_bytes = settings.get(EXCERPT_MIN_BYTES, MIN_BYTES)
+    if min_bytes is None or len(source) < min_bytes:
+        return None
+    if isinstance(source, bytes):
+        try:
+            source = source.decode("utf-8")  # a module in another encoding is parsed whole
+        except UnicodeDecodeError:
+            return None
+    return excerpt(source, tree, wanted, min_bytes)  # type: ignore[arg-type]
 
 
 def _lint_cst(source: bytes | str, registry: dict[str, type[Rule]], wanted: list[str],
