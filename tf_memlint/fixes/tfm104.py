@@ -22,6 +22,7 @@ from tf_memlint.rule import Diagnostic
 from tf_memlint.syntax import code_of
 
 CODE = "TFM104"
+APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
 _NAMED = re.compile(r"called with the Python number (?P<arg>.+), which changes every iteration")
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
 

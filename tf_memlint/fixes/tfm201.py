@@ -18,6 +18,7 @@ from tf_memlint.fixes.base import UNSAFE, Edit, Site, index_in, replace_body
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM201"
+APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
 
 
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:

@@ -17,6 +17,7 @@ from tf_memlint.fixes.base import SAFE, UNSAFE, Edit, Site, index_in, replace_bo
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM401"
+APPLICABILITY = SAFE  # unsafe only where the scope is read by locals() and the like
 _SCOPE_READERS = frozenset({"locals", "vars", "eval", "exec", "dir"})
 
 

@@ -1,8 +1,8 @@
 """TFM402: ``history.append(loss)`` as ``history.append(float(loss))`` when ``loss`` is a scalar.
 
-Offered only for a value proven scalar: a reduction without ``axis`` (``tf.reduce_mean(...)``),
-a metric's ``result()``, or a name whose nearest earlier assignment in the scope is one of those
-(``float()`` of any other tensor raises). Unsafe: the list then holds Python floats, not tensors,
+Offered only for a value proven scalar: a reduction without ``axis`` (``tf.reduce_mean(...)``,
+``keras.ops.mean(...)``), a metric's ``result()``, or a name whose nearest earlier assignment in
+the scope is one of those (``float()`` of any other tensor raises). Unsafe: the list then holds Python floats, not tensors,
 and code after the loop that treats its items as tensors (``h.numpy()``, ``h.shape``, a tensor
 op on one item) changes or breaks.
 """
@@ -15,9 +15,13 @@ import libcst as cst
 
 from tf_memlint.fixes.base import UNSAFE, Edit, Site
 from tf_memlint.rule import Diagnostic
+from tf_memlint.syntax import code_of
 
 CODE = "TFM402"
+APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
 _REDUCTIONS = frozenset(f"reduce_{op}" for op in ("mean", "sum", "max", "min", "prod", "std", "variance"))
+# keras.ops (Keras 3) spells them without the prefix
+_OPS_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "prod", "std", "var"})
 
 
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
@@ -52,7 +56,8 @@ def _is_scalar_call(expr: cst.CSTNode) -> bool:
     last = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else expr.func.value
     if last == "result" and not expr.args and isinstance(expr.func, cst.Attribute):
         return True  # a Keras metric's running value
-    if last in _REDUCTIONS:
+    in_ops = isinstance(expr.func, cst.Attribute) and code_of(expr.func.value).split(".")[-1] == "ops"
+    if last in _REDUCTIONS or (in_ops and last in _OPS_REDUCTIONS):
         positional = [a for a in expr.args if a.keyword is None]
         keywords = {a.keyword.value for a in expr.args if a.keyword is not None}
         return len(positional) == 1 and not keywords & {"axis", "reduction_indices"}

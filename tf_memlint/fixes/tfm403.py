@@ -17,6 +17,7 @@ from tf_memlint.fixes.base import UNSAFE, Edit, Site, keras_spelling, replace_bo
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM403"
+APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
 
 
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:

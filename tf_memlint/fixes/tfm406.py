@@ -19,6 +19,7 @@ from tf_memlint.fixes.base import UNSAFE, Edit, Site, bound_in, index_in, names_
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM406"
+APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
 
 
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
