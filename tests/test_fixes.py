@@ -288,3 +288,35 @@ def test_every_fix_measured_as_recorded(tmp_path):
     claims = _measure(tmp_path, list(FIXABLE))
     recorded = {cid: verdict for entry in measured().values() for cid, verdict in entry["claims"].items()}
     assert {cid: c["verdict"] for cid, c in claims.items()} == recorded
+
+
+# -- cases met on the development corpus ------------------------------------------------------
+
+def test_tfm404_keeps_the_call_layout_and_leaves_unpacked_results():
+    source = """import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+for i in range(100):
+    p = model.predict(
+        np.ones((1, 4)))
+    a, b = model.predict(np.ones((1, 4)), verbose=0)
+"""
+    text = _fixed(source, "TFM404").text
+    assert "    p = model(\n        np.ones((1, 4)), training=False).numpy()\n" in text
+    assert "a, b = model.predict(np.ones((1, 4)), verbose=0)" in text  # two outputs: no .numpy()
+
+
+def test_tfm403_names_keras_with_an_import_that_has_run():
+    source = """from tensorflow.keras.models import Sequential
+from tensorflow.keras.layers import Dense
+
+for trial in range(100):
+    model = Sequential([Dense(1)])
+
+import tensorflow.keras.initializers
+"""
+    text = _fixed(source, "TFM403").text
+    # `tensorflow` is bound only below the loop: the fix imports keras after the first Keras import
+    assert text.startswith("from tensorflow.keras.models import Sequential\nfrom tensorflow import keras\n")
+    assert "for trial in range(100):\n    keras.backend.clear_session()\n" in text

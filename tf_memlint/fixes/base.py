@@ -140,10 +140,19 @@ def bound_in(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def imports_before(site: Site, node: cst.CSTNode) -> cst.Module:
+    """The module cut to the top-level statements before the one that holds ``node``: the imports a
+    fix may use there (at module level, an import further down has not run yet)."""
+    top = [node, *site.ancestors(node)]
+    index = next((i for i, s in enumerate(site.module.body) if any(s is n for n in top)), len(site.module.body))
+    return site.module.with_changes(body=site.module.body[:index])
+
+
 def keras_spelling(module: cst.Module) -> Optional[str]:
-    """How this module names Keras at top level: ``keras`` (``import keras``, ``from tensorflow
-    import keras``, ``import tensorflow.keras as keras``), else ``<tf>.keras`` for ``import
-    tensorflow as <tf>``; None when neither is imported at module level."""
+    """How this module names Keras at top level: ``keras`` (``import keras``, ``import
+    keras.layers``, ``from tensorflow import keras``, ``import tensorflow.keras as keras``), else
+    ``<tf>.keras`` for ``import tensorflow as <tf>`` (``tensorflow.keras`` for ``import
+    tensorflow.keras.layers``); None when neither is imported at module level."""
     keras_name, tf_name = None, None
     for statement in module.body:
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -151,10 +160,11 @@ def keras_spelling(module: cst.Module) -> Optional[str]:
         for small in statement.body:
             if isinstance(small, cst.Import):
                 for alias in small.names:
-                    dotted, bound = _dotted(alias.name), _bound(alias)
-                    if dotted == "keras" or (dotted == "tensorflow.keras" and alias.asname is not None):
-                        keras_name = keras_name or bound
-                    elif dotted == "tensorflow":
+                    dotted, bound, renamed = _dotted(alias.name), _bound(alias), alias.asname is not None
+                    if (dotted == "keras" or dotted.startswith("keras.")) and not renamed \
+                            or dotted in ("keras", "tensorflow.keras") and renamed:
+                        keras_name = keras_name or bound  # `import keras.layers` binds keras too
+                    elif dotted == "tensorflow" or dotted.startswith("tensorflow.") and not renamed:
                         tf_name = tf_name or bound
             elif isinstance(small, cst.ImportFrom) and small.module is not None \
                     and _dotted(small.module) == "tensorflow" and not isinstance(small.names, cst.ImportStar):

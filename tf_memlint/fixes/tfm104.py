@@ -17,7 +17,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import UNSAFE, Edit, Site, expression, tensorflow_spelling
+from tf_memlint.fixes.base import UNSAFE, Edit, Site, expression, imports_before, tensorflow_spelling
 from tf_memlint.rule import Diagnostic
 from tf_memlint.syntax import code_of
 
@@ -28,10 +28,12 @@ _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide,
 
 
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
-    tf = tensorflow_spelling(site.module)
     named = _NAMED.search(finding.message)
     call = site.find(finding.line, finding.col, lambda n: isinstance(n, cst.Call))
-    if tf is None or named is None or call is None:
+    if named is None or call is None:
+        return None
+    tf = tensorflow_spelling(imports_before(site, call))
+    if tf is None:
         return None
     position, arg = next(((i, a) for i, a in enumerate(call.args) if code_of(a.value) == named.group("arg")),
                          (None, None))

@@ -3,7 +3,8 @@
 Unsafe. ``predict`` splits ``x`` into batches of 32 and returns NumPy arrays; the direct call runs
 ``x`` as one batch (memory grows with ``x``: right for the one small batch the rule is about, not
 for a large array) and ``.numpy()`` turns its tensor into the same array only for a model with
-one output (a multi-output model returns a list or dict of tensors, which has no ``.numpy()``).
+one output (a multi-output model returns a list or dict of tensors, which has no ``.numpy()``;
+not offered where the result is unpacked, ``a, b = model.predict(x)``).
 ``x`` must also be something a model can be called on (a dataset or a generator is not).
 Offered only in a loop (not per request or per batch of a handler), when ``predict`` is given
 ``x`` alone or with ``verbose`` (which the direct call does not take): ``batch_size``,
@@ -32,16 +33,23 @@ def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
     given = positional + [a for a in call.args if a.keyword is not None and a.keyword.value == "x"]
     if len(given) != 1 or others or given[0].star:
         return None
-    model = call.func.value
-    direct = cst.Call(func=model, args=[
-        cst.Arg(value=given[0].value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-        cst.Arg(value=cst.Name("False"), keyword=cst.Name("training"),
-                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                      whitespace_after=cst.SimpleWhitespace(""))),
-    ])
+    if _unpacked(site, call):
+        return None  # `a, b = model.predict(x)`: several outputs, which have no .numpy()
+    first = given[0].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+                                  comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    training = cst.Arg(value=cst.Name("False"), keyword=cst.Name("training"),
+                       equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                             whitespace_after=cst.SimpleWhitespace("")))
+    direct = call.with_changes(func=call.func.value, args=[first, training])  # keeps the call's own spacing
     as_array = cst.Call(func=cst.Attribute(value=direct, attr=cst.Name("numpy")))
     return Edit(site.module.deep_replace(call, as_array), UNSAFE,
                 "one batch instead of batches of 32; a tensor made an array for one output only")
+
+
+def _unpacked(site: Site, call: cst.Call) -> bool:
+    parent = site.parents.get(call)
+    return isinstance(parent, cst.Assign) and any(
+        isinstance(target.target, (cst.Tuple, cst.List)) for target in parent.targets)
 
 
 def _in_loop(site: Site, node: cst.CSTNode) -> bool:
