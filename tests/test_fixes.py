@@ -125,7 +125,7 @@ def test_fix_applies_safe_fixes_and_reports_what_is_left(project, capsys):
     text = (project / "a.py").read_text()
     assert "del tape" in text and "for epoch in range(100):\n    model.compile" in text  # 406 is unsafe
     assert "TFM406" in out and "TFM401" not in out and status == 1
-    assert "fixed 1 finding in 1 file" in err and "1 more fix available with --unsafe-fixes" in err
+    assert "fixed 1 finding in 1 file" in err and "1 unsafe fix not applied (add --unsafe-fixes)" in err
     status = main(["a.py", "--isolated", "--extend-select", "TFM401", "--fix", "--unsafe-fixes"])
     assert status == 0 and capsys.readouterr().out == ""
     assert 'model.compile("sgd", "mse")\nfor epoch in range(100):' in (project / "a.py").read_text()
@@ -320,3 +320,13 @@ import tensorflow.keras.initializers
     # `tensorflow` is bound only below the loop: the fix imports keras after the first Keras import
     assert text.startswith("from tensorflow.keras.models import Sequential\nfrom tensorflow import keras\n")
     assert "for trial in range(100):\n    keras.backend.clear_session()\n" in text
+
+
+def test_the_readme_diff_example_is_what_the_command_prints(project, capsys):
+    _need("TFM406")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"```text\n\$ tf-memlint train.py --diff --unsafe-fixes\n(.*?)```", readme, re.S).group(1)
+    source = (FIXTURES / "TFM406" / "bad_measured.py").read_text(encoding="utf-8")
+    (project / "train.py").write_text(source.replace("  # expect: TFM406", ""))
+    assert main(["train.py", "--diff", "--unsafe-fixes"]) == 1
+    assert capsys.readouterr().out == example

@@ -92,5 +92,5 @@ def _summary(args: argparse.Namespace, fixed: int, files: int, hidden: int) -> N
     verb = "would fix" if args.diff else "fixed"
     lines = [f"tf-memlint: {verb} {fixed} finding{'s' * (fixed != 1)} in {files} file{'s' * (files != 1)}"]
     if hidden:
-        lines.append(f"tf-memlint: {hidden} more fix{'es' * (hidden != 1)} available with --unsafe-fixes")
+        lines.append(f"tf-memlint: {hidden} unsafe fix{'es' * (hidden != 1)} not applied (add --unsafe-fixes)")
     print("\n".join(lines), file=sys.stderr)
