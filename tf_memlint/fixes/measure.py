@@ -24,7 +24,7 @@ from pathlib import Path
 from tf_memlint.files import read_source
 from tf_memlint.fixes import FIXABLE, MEASURED
 from tf_memlint.fixes.driver import fix_text
-from tf_memlint.verify.claims import BrokenClaim, Claim
+from tf_memlint.verify.claims import BrokenClaim
 
 SUFFIX = "-fix"
 

@@ -2,9 +2,9 @@
 
 Offered only for a value proven scalar: a reduction without ``axis`` (``tf.reduce_mean(...)``,
 ``keras.ops.mean(...)``), a metric's ``result()``, or a name whose nearest earlier assignment in
-the scope is one of those (``float()`` of any other tensor raises). Unsafe: the list then holds Python floats, not tensors,
-and code after the loop that treats its items as tensors (``h.numpy()``, ``h.shape``, a tensor
-op on one item) changes or breaks.
+the scope is one of those (``float()`` of any other tensor raises). Unsafe: the list then holds
+Python floats, not tensors, and code after the loop that treats its items as tensors
+(``h.numpy()``, ``h.shape``, a tensor op on one item) changes or breaks.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ their first number on each iteration (weights saved or loaded by name, TensorBoa
 TF1 graph mode it replaces the default graph, so a model or tensor built before the loop and
 used inside it stops working. When the module names Keras only through ``from
 tensorflow.keras.models import Sequential`` and the like, ``from tensorflow import keras`` (or
-``import keras``) is added after that import. Not offered for a one-line loop body, or when the module imports Keras in none of
-these ways at top level (no name to call it by).
+``import keras``) is added after that import. Not offered for a one-line loop body, or when
+the module imports Keras in none of these ways before the loop (no name to call it by).
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import UNSAFE, Edit, Site, bound_in, imports_before, index_in, keras_spelling, replace_body, statement
+from tf_memlint.fixes.base import (UNSAFE, Edit, Site, bound_in, imports_before, index_in, keras_spelling,
+                                   replace_body, statement)
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM403"
