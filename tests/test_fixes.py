@@ -330,3 +330,24 @@ def test_the_readme_diff_example_is_what_the_command_prints(project, capsys):
     (project / "train.py").write_text(source.replace("  # expect: TFM406", ""))
     assert main(["train.py", "--diff", "--unsafe-fixes"]) == 1
     assert capsys.readouterr().out == example
+
+
+def test_a_file_that_cannot_be_fixed_is_named_and_the_others_are_fixed(project, capsys, monkeypatch):
+    _need("TFM401")
+    (project / "a.py").write_text(TAPE)
+    (project / "b.py").write_text(TAPE)
+    import tf_memlint.fixes.tfm401 as tfm401
+
+    real = tfm401.fix
+
+    def broken_on_b(site, finding):
+        if "b_marker" in site.module.code:
+            raise ValueError("a bug in a fix")
+        return real(site, finding)
+
+    monkeypatch.setattr(tfm401, "fix", broken_on_b)
+    (project / "b.py").write_text(TAPE + "# b_marker\n")
+    assert main(["a.py", "b.py", "--isolated", "--extend-select", "TFM401", "--diff"]) == 2
+    captured = capsys.readouterr()
+    assert "+++ b/a.py" in captured.out and "b.py" not in captured.out
+    assert "b.py: error: not fixed: TFM000 internal error: ValueError: a bug in a fix" in captured.err

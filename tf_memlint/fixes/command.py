@@ -36,11 +36,12 @@ def wanted(args: argparse.Namespace) -> bool:
 
 
 def fix_paths(args: argparse.Namespace, paths: list[str], codes: list[str], settings: dict[str, Any]) -> int:
-    """Fix (or diff) each file; returns the exit status --diff means (1: something to change)."""
+    """Fix (or diff) each file; returns the exit status --diff means (1: something to change, 2: a
+    file could not be read or fixed, named on stderr)."""
     registry = all_rules()
     if any(registry[code].reaches_across_modules for code in codes):
         settings = {**settings, PROJECT_TABLES: project.build(paths)}
-    fixed = hidden = 0
+    fixed = hidden = failed = 0
     changed_files = 0
     for path in paths:
         if is_notebook_path(path):
@@ -50,6 +51,7 @@ def fix_paths(args: argparse.Namespace, paths: list[str], codes: list[str], sett
             source = decode_source(raw)
         except LintError as error:
             print(f"{path}: error: {error}", file=sys.stderr)
+            failed += 1
             continue
         tables = settings.get(PROJECT_TABLES)
         own = {**settings, "project": tables.get(path)} if tables else settings
@@ -57,6 +59,12 @@ def fix_paths(args: argparse.Namespace, paths: list[str], codes: list[str], sett
             result = fix_text(source, codes, own, unsafe=args.unsafe_fixes)
         except (LintError, RecursionError) as error:
             print(f"{path}: error: not fixed: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        except Exception as error:  # noqa: BLE001 - a fix's bug must not stop the other files
+            print(f"{path}: error: not fixed: TFM000 internal error: {type(error).__name__}: {error}",
+                  file=sys.stderr)
+            failed += 1
             continue
         hidden += result.unsafe_hidden
         if not result.changed(source):
@@ -69,6 +77,8 @@ def fix_paths(args: argparse.Namespace, paths: list[str], codes: list[str], sett
             with open(path, "wb") as handle:
                 handle.write(result.text.encode(encoding_of(raw)))
     _summary(args, fixed, changed_files, hidden)
+    if failed:
+        return 2  # a file could not be fixed (the lint that follows --fix reports it too)
     return 1 if args.diff and changed_files else 0
 
 
