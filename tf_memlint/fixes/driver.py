@@ -55,6 +55,7 @@ def fix_text(source: str, codes: list[str], settings: dict[str, Any], *, unsafe:
         return result
     findings = lint(source)
     declined: set[tuple[str, str, str]] = set()
+    sites: dict[str, Site | None] = {}
     hidden: set[tuple[str, str, str]] = set()
     for _ in range(MAX_PASSES):
         lines = result.text.splitlines()
@@ -63,7 +64,7 @@ def fix_text(source: str, codes: list[str], settings: dict[str, Any], *, unsafe:
             break
         finding = candidates[0]
         declined.add(_key(finding, lines))
-        edit = _edit(result.text, finding)
+        edit = _edit(result.text, finding, sites)
         if edit is None:
             continue
         if edit.applicability == UNSAFE and not unsafe:
@@ -91,12 +92,17 @@ def _key(finding: Diagnostic, lines: list[str]) -> tuple[str, str, str]:
     return finding.code, finding.message, text
 
 
-def _edit(text: str, finding: Diagnostic):
-    try:
-        site = Site(text)
-    except Exception:  # noqa: BLE001 - what LibCST cannot parse is not fixed
-        return None
-    return fix_module(finding.code).fix(site, finding)
+def _edit(text: str, finding: Diagnostic, sites: dict[str, Site | None]):
+    """The rule's edit for the finding; ``sites`` keeps the parsed text of this pass (the tree and
+    its positions are built once per text, however many findings are tried on it)."""
+    if text not in sites:
+        sites.clear()
+        try:
+            sites[text] = Site(text)
+        except Exception:  # noqa: BLE001 - what LibCST cannot parse is not fixed
+            sites[text] = None
+    site = sites[text]
+    return None if site is None else fix_module(finding.code).fix(site, finding)
 
 
 def _removes(before: list[Diagnostic], after: list[Diagnostic], code: str) -> bool:
