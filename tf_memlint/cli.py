@@ -23,6 +23,7 @@ from tf_memlint.config import Config, ConfigError, find_config_file, load_config
 from tf_memlint.engine import enabled_codes
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, LEVELS
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
+from tf_memlint.fixes import command as fixes
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
 
@@ -99,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
                          help=f"a projected memory cost below this is graded low (default {DEFAULT_MIN_MIB})")
     grading.add_argument("--min-time-cost", type=_count, metavar="SECONDS",
                          help=f"a projected time cost below this is graded low (default {DEFAULT_MIN_SECONDS:g})")
+    fixes.add_arguments(parser)
     for option, default in rule_options().items():
         parser.add_argument("--" + option.replace("_", "-"), dest=f"opt_{option}", type=_count,
                             metavar="N", help=f"rule option (default {default})")
@@ -179,6 +181,8 @@ def _check(args: argparse.Namespace) -> int:
         return _error("`-` (read stdin) cannot be combined with other paths")
     if args.stdin_filename is not None and not stdin:
         return _error("--stdin-filename names the source read from stdin: give `-` as the only path")
+    if args.unsafe_fixes and not fixes.wanted(args):
+        return _error("--unsafe-fixes goes with --fix or --diff")
     if args.config is not None and not args.config.is_file():
         return _error(f"{args.config}: no such file")
     # The configuration is the nearest to the current directory; for stdin, to the file it stands
@@ -214,6 +218,8 @@ def _check(args: argparse.Namespace) -> int:
         display = args.stdin_filename or "-"
         if args.stdin_filename and args.force_exclude and excluded(args.stdin_filename, exclude):
             results: list[FileResult] = []
+        elif fixes.wanted(args):
+            return fixes.fix_stdin(args, sys.stdin.buffer.read(), display, codes, settings)
         else:
             results = [lint_file(display, codes, settings, display=display, raw=sys.stdin.buffer.read())]
         missing: list[tuple[str, str | None]] = []
@@ -222,6 +228,10 @@ def _check(args: argparse.Namespace) -> int:
         missing = [(path, error) for path, error in found if error]
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
+        if fixes.wanted(args):
+            status = fixes.fix_paths(args, paths, codes, settings)
+            if args.diff:
+                return EXIT_ERROR if missing else status
         registry = all_rules()
         # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
         tables = project.build(paths) if any(registry[code].reaches_across_modules for code in codes) else {}

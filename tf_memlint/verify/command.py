@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "imports TensorFlow) instead of forking it from one that already did")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--list", action="store_true", help="list the claims and exit, running nothing")
+    p.add_argument("--fixes", action="store_true",
+                   help="measure each rule's fix instead: the claim with the bad fixture, fixed by "
+                        "`tf-memlint --fix --unsafe-fixes`, in place of the good fixture (ids <claim>-fix)")
     return p
 
 
@@ -98,6 +101,10 @@ def run(argv: list[str]) -> int:
     for w in found.warnings:
         print(f"tf-memlint verify: warning: {w}", file=sys.stderr)
     claims = select(found.claims, args.codes)
+    if args.fixes:
+        from tf_memlint.fixes.measure import fixed_claims
+
+        claims = fixed_claims(claims)
     if not claims:
         print("tf-memlint verify: no claim matches " + (" ".join(args.codes) or "(none found)"),
               file=sys.stderr)
