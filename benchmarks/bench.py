@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         files = files[::args.sample] if args.sample > 1 else files
         title = f"TF-heavy user code ({args.user_corpus})"
         summary.append((title, bench_corpus(title, files, args, unit=False)))
-    if not summary:
+    if not summary and args.large_module <= 0:
         sys.exit("benchmark: no corpus (install keras/tensorflow or pass --user-corpus)")
     print("== summary (ratios of CPU time, -j1)")
     print(f"{'corpus':<48}{'TFM plugin':>12}{'peak RSS':>10}{'tf-memlint':>12}")
