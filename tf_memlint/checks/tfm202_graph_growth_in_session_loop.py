@@ -117,7 +117,9 @@ class GraphGrowthInSessionLoop(Rule):
         statement = self._statements[-1] if self._statements else node
         if id(statement) in self._reported:
             return
-        running = [loop for loop in loops if context.sessions.loop_runs_session(loop)]
+        # The loop runs the session itself or through a function it calls (agent.learn() running
+        # self.sess.run), in this module or, in the command, another one.
+        running = [loop for loop in loops if _runs_session(self, loop, node)]
         if not running or any(context.sessions.loop_resets_graph(loop) for loop in loops):
             return
         total = context.iterations(loops)
