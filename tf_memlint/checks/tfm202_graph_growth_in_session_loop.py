@@ -6,7 +6,8 @@ import libcst as cst
 
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, where_repeated
-from tf_memlint.facts.sessions import OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_RUN_TRIGGERS, is_initializer
+from tf_memlint.facts.sessions import (OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES, SESSION_RUN_TRIGGERS,
+                                      TF1_GRAPH_CALLS, is_initializer)
 from tf_memlint.evidence import COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, repetition_of_loops
 from tf_memlint.facts.events import REQUEST
 from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, REPEATED, Inside, Together
@@ -50,8 +51,9 @@ class GraphGrowthInSessionLoop(Rule):
     # _ops_in_handler: _runs_session of that same loop or handler).
     structure = Together(REPEATED, (SESSION_RUN_TRIGGERS | {RUNS_SESSION},
                                     {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS})) | (
-        # a fetch that builds ops, in a function its callers may run again and again (_ops_in_fetch)
-        Inside(IN_DEF_OR_LOOP, SESSION_RUN_TRIGGERS) & Inside(ANYWHERE, {OP_NAMESPACE}))
+        # a fetch that builds ops, in a function its callers may run again and again (_ops_in_fetch),
+        # in a module that builds a TF1 graph or gets a session
+        Inside(IN_DEF_OR_LOOP, SESSION_RUN_TRIGGERS) & Inside(ANYWHERE, TF1_GRAPH_CALLS | SESSION_FACTORIES))
     options = {
         "session_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),
