@@ -181,6 +181,8 @@ class SessionFacts:
                     stack.extend(reversed([a.value for a in expr.args]))
             elif isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
                 stack.extend(reversed([e.value for e in expr.elements]))
+            elif isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+                stack.append(expr.elt)  # [tf.assign(t, e) for t, e in zip(targets, sources)]
             elif isinstance(expr, cst.Dict):
                 stack.extend(reversed([e.value for e in expr.elements if isinstance(e, cst.DictElement)]))
             elif isinstance(expr, cst.Attribute) and expr.attr.value in ("op", "values", "indices"):
