@@ -202,7 +202,7 @@ def _ops_reach(rule: GraphGrowthInSessionLoop, node: cst.Call, fresh_graph: bool
     label, witness = found
     rule.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
                       f"{context.functions.describe(witness)}); build the ops once and feed the values "
-                      f"that change")
+                      f"that change", repetition=_training_loop(context, loops))
 
 
 def _ops_in_handler(rule: GraphGrowthInSessionLoop, node: cst.Call, fresh_graph: bool) -> None:

@@ -124,11 +124,15 @@ class SessionFacts:
         return False
 
     def is_session_run(self, node: cst.CSTNode) -> bool:
-        """``sess.run(...)``, ``sess.partial_run(...)``, ``op.run(feed_dict=...)``, ``t.eval(session=s)``."""
+        """``sess.run(...)``, ``sess.partial_run(...)``, ``op.run(feed_dict=...)``, ``t.eval(session=s)``,
+        and ``t.eval()`` in the default session when ``t`` is known to be a graph tensor
+        (``tf.argmax(y, 1).eval()``: ``model.eval()`` of other libraries is not)."""
         if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
             return False
         method = node.func.attr.value
         if method in SESSION_RUN_METHODS and self.is_session(node.func.value):
+            return True
+        if method == "eval" and self.is_graph_tensor(node.func.value):
             return True
         return method in FEED_RUN_METHODS and any(
             a.keyword is not None and a.keyword.value in ("feed_dict", "session") for a in node.args)
