@@ -315,7 +315,7 @@ def test_an_in_file_chain_names_the_def_line_of_each_helper():
     assert [(dotted_name(d.name), by_hand.functions.line_of(d)) for d in defs] == [("build", 7), ("make", 11)]
 
 
-AGENTS = '''
+TF1_AGENTS = '''
 import tensorflow.compat.v1 as tf
 
 
@@ -326,7 +326,7 @@ class Agent:
     def learn(self, feed):
         self.sess.run(self.train_op, feed_dict=feed)
 '''
-RUNNER = '''
+TF1_RUNNER = '''
 import tensorflow.compat.v1 as tf
 
 from .agents import Agent
@@ -349,4 +349,4 @@ def report(names):
 def test_command_sees_a_session_run_through_another_modules_method(tmp_path, capsys, monkeypatch):
     """TFM202: the loop builds ops and runs the session through ``agent.learn()``, whose
     ``self.sess.run`` is in another module (project.py reads ``self.sess`` as a session)."""
-    _lint_package(tmp_path, capsys, monkeypatch, "rl", {"agents": AGENTS, "runner": RUNNER})
+    _lint_package(tmp_path, capsys, monkeypatch, "rl", {"agents": TF1_AGENTS, "runner": TF1_RUNNER})
