@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import dotted_name
+from tf_memlint.syntax import contains, dotted_name
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -25,6 +25,8 @@ DECODING_PREFIXES = (
     "tensorflow.io.decode_webp", "tensorflow.io.decode_raw", "tensorflow.image.decode_",
     "tensorflow.image.resize", "tensorflow.audio.decode_",
 )
+# The same, less the transforms (``tf.image.resize``): what only a pipeline that reads files calls.
+READING_PREFIXES = tuple(p for p in DECODING_PREFIXES if p != "tensorflow.image.resize")
 # Datasets of decoded images, one batch per element until ``unbatch()``.
 DECODED_SOURCES = frozenset({
     "keras.utils.image_dataset_from_directory", "keras.preprocessing.image_dataset_from_directory",
@@ -35,12 +37,15 @@ CARDINALITY_CALLS = frozenset({"tensorflow.data.experimental.cardinality"})
 SHUFFLE_TRIGGERS = frozenset(".shuffle&" + name for name in (
     "tensorflow.io", "tensorflow.image", "tensorflow.audio", *DECODED_SOURCES))
 WHOLE_DATASET_LITERAL = 10_000
+# Gate triggers of an in-memory cache (TFM303): a cache plus a name that reads or decodes files.
+CACHE_TRIGGERS = frozenset(".cache&" + name for name in (
+    "tensorflow.io", "tensorflow.image", "tensorflow.audio", "tensorflow.data", *DECODED_SOURCES))
 
 
 class PipelineFacts:
     def __init__(self, context: TFContext) -> None:
         self.context = context
-        self._decodes: dict[int, bool] = {}
+        self._decodes: dict[tuple[int, tuple[str, ...]], bool] = {}
 
     # The stages before a point of a pipeline ----------------------------------------------------
     def stages(self, expr: cst.BaseExpression, _depth: int = 0) -> list[tuple[str, cst.Call]] | None:
@@ -63,7 +68,7 @@ class PipelineFacts:
                     continue
                 return None
             if isinstance(expr, cst.Name):
-                history = self._history(expr.value)
+                history = self._history(expr)
                 if not history or id(history[-1]) in seen:
                     return None
                 # ds = tf.data...; ds = ds.map(f); ds = ds.shuffle(n): walk back through them
@@ -86,11 +91,13 @@ class PipelineFacts:
             value = value.func.value
         return list(reversed(chain))
 
-    def _history(self, name: str) -> list[cst.BaseExpression]:
-        """The values bound to ``name`` in its scope up to the one bound at this point, when they
-        form one pipeline: a first value that does not mention ``name``, then only values of the
-        form ``name.<method>(...)``."""
+    def _history(self, read: cst.Name) -> list[cst.BaseExpression]:
+        """The values bound to the name ``read`` in its scope up to the one it reads, when they
+        form one pipeline: a first value that does not mention the name, then only values of the
+        form ``name.<method>(...)``. A read inside the value being bound (``ds = ds.cache() if c
+        else ds``) reads the binding before it."""
         context = self.context
+        name = read.value
         found = context.binding(name, AT_POINT)
         if found is None or found.value is None or found.unpacked:
             return []
@@ -98,6 +105,10 @@ class PipelineFacts:
         index = next((i for i, v in enumerate(values) if v is found.value), None)
         if index is None:
             return []
+        if contains(found.value, read) and not _rebuilds_from(found.value, name):
+            index -= 1
+            if index < 0:
+                return []
         history: list[cst.BaseExpression] = []
         for value in reversed(values[:index + 1]):
             if value is None:
@@ -110,13 +121,22 @@ class PipelineFacts:
         return list(reversed(history))
 
     # What the elements are -------------------------------------------------------------------------
-    def decodes(self, func: cst.BaseExpression, _depth: int = 0) -> bool:
+    def decodes(self, func: cst.BaseExpression, _depth: int = 0,
+                prefixes: tuple[str, ...] = DECODING_PREFIXES) -> bool:
         """``func`` (a lambda, a function of this module or ``self.method``) calls a decoder
         (``tf.io.read_file``, ``tf.image.decode_*``, ``tf.io.parse_*example``...), directly or
         through functions of this module."""
         context = self.context
         if _depth > 2:
             return False
+        if isinstance(func, cst.Name):
+            bound = context.value_of(func, AT_POINT)
+            if isinstance(bound, cst.Call) and context.imported_name(bound.func) == "functools.partial" \
+                    and bound.args:
+                func = bound.args[0].value  # parse = functools.partial(_parse, size=...): its function
+        named = context.qualified_name(func)
+        if named is not None:
+            return named.startswith(prefixes)  # ds.map(tf.io.read_file)
         if isinstance(func, cst.Lambda):
             body: cst.CSTNode = func.body
         else:
@@ -129,7 +149,7 @@ class PipelineFacts:
             if definition is None:
                 return False
             body = definition.body
-        key = id(body)
+        key = (id(body), prefixes)
         if key in self._decodes:
             return self._decodes[key]
         self._decodes[key] = False
@@ -138,10 +158,10 @@ class PipelineFacts:
             if not isinstance(node, cst.Call):
                 continue
             called = context.call_name(node)
-            if called is not None and called.startswith(DECODING_PREFIXES):
+            if called is not None and called.startswith(prefixes):
                 result = True
                 break
-            if called is None and self.decodes(node.func, _depth + 1):
+            if called is None and self.decodes(node.func, _depth + 1, prefixes):
                 result = True
                 break
         self._decodes[key] = result
