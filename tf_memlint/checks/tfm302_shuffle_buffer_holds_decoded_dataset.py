@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tf_memlint.evidence import UNKNOWN, Repetition
 from tf_memlint.facts.pipelines import SHUFFLE_TRIGGERS, PipelineFacts
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
@@ -54,7 +55,15 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
         if whole is None:
             return
         stages = facts.stages(func.value)
-        if stages is None or not facts.holds_decoded(stages):
+        if stages is None:
+            return
+        if not facts.holds_decoded(stages):
+            records = facts.holds_file_records(stages)
+            if records is not None:  # raw records: their size is not in the code
+                self.report(func.attr, f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) "
+                                       f"with records read by {records}: the whole file content in RAM at once; "
+                                       f"shuffle the file names (interleave the shards) and keep this buffer small",
+                            repetition=Repetition(UNKNOWN, basis=f"{records} records of unknown size", known=False))
             return
         self.report(func.attr, f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) with "
                           f"decoded elements: all of them in RAM at once; shuffle the file names before "

@@ -32,10 +32,13 @@ DECODED_SOURCES = frozenset({
     "keras.utils.image_dataset_from_directory", "keras.preprocessing.image_dataset_from_directory",
     "keras.utils.audio_dataset_from_directory",
 })
+# Datasets of records read from files: serialized examples (often holding encoded images) and
+# lines of text; none of them is in memory until a buffer keeps it.
+FILE_RECORD_SOURCES = frozenset({"tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset"})
 CARDINALITY_CALLS = frozenset({"tensorflow.data.experimental.cardinality"})
 # Gate triggers: a shuffle plus one of the names that make decoded elements.
 SHUFFLE_TRIGGERS = frozenset(".shuffle&" + name for name in (
-    "tensorflow.io", "tensorflow.image", "tensorflow.audio", *DECODED_SOURCES))
+    "tensorflow.io", "tensorflow.image", "tensorflow.audio", *DECODED_SOURCES, *FILE_RECORD_SOURCES))
 WHOLE_DATASET_LITERAL = 10_000
 # Gate triggers of an in-memory cache (TFM303): a cache plus a name that reads or decodes files.
 CACHE_TRIGGERS = frozenset(".cache&" + name for name in (
@@ -194,6 +197,11 @@ class PipelineFacts:
         if value is not None:
             return f"{value:,} elements" if value >= WHOLE_DATASET_LITERAL else None
         if isinstance(expr, cst.Name):
+            default = self._parameter_default(expr.value)
+            if default is not None:
+                value = context.int_value(default)
+                return (f"{value:,} elements, the default of {expr.value}"
+                        if value is not None and value >= WHOLE_DATASET_LITERAL else None)
             bound = context.value_of(expr, AT_POINT)
             if bound is None or bound is expr:
                 return None
@@ -214,6 +222,35 @@ class PipelineFacts:
             if dotted_name(expr.func) == "int" and expr.args:
                 return self.whole_dataset_size(expr.args[0].value, _depth + 1)
         return None
+
+    def _parameter_default(self, name: str) -> cst.BaseExpression | None:
+        """The default of the enclosing function's parameter ``name`` when the function never
+        rebinds it: what the callers that do not pass it get."""
+        function = self.context.function
+        if function is None or name not in function.scope.params or name in function.scope.assignments:
+            return None
+        node = function.node
+        if not isinstance(node, cst.FunctionDef):
+            return None
+        for param in (*node.params.params, *node.params.kwonly_params):
+            if param.name.value == name:
+                return param.default
+        return None
+
+    def holds_file_records(self, stages: list[tuple[str, cst.Call]]) -> str | None:
+        """The source's name when the elements after ``stages`` are records read from files
+        (``TFRecordDataset``, ``TextLineDataset``) as they were read: not mapped to something
+        else (parsed features are small; decoded ones are ``holds_decoded``'s), not batched,
+        filtered or cut, and nothing cached them before."""
+        if not stages or stages[0][0] != "source":
+            return None
+        source = self.context.call_name(stages[0][1])
+        if source not in FILE_RECORD_SOURCES:
+            return None
+        if any(method in ("cache", "map", "flat_map", "interleave", "batch", "padded_batch", "take", "filter")
+               for method, _ in stages[1:]):
+            return None
+        return source.rsplit(".", 1)[-1]
 
 
 def _rebuilds_from(value: cst.BaseExpression, name: str) -> bool:
