@@ -10,7 +10,6 @@ from tf_memlint.checks import tfm105_tf_function_created_in_loop  # noqa: F401
 from tf_memlint.checks import tfm106_large_constant_in_graph  # noqa: F401
 from tf_memlint.checks import tfm107_retrace_on_changing_shape  # noqa: F401
 from tf_memlint.checks import tfm110_python_scalar_parameter  # noqa: F401
-from tf_memlint.checks import tfm111_training_loop_traced  # noqa: F401
 from tf_memlint.checks import tfm201_unclosed_session  # noqa: F401
 from tf_memlint.checks import tfm202_graph_growth_in_session_loop  # noqa: F401
 from tf_memlint.checks import tfm301_large_intermediate_in_map_body  # noqa: F401
