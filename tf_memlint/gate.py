@@ -146,7 +146,8 @@ class ModuleFacts:
 
     def imports_tf(self) -> bool:
         """Whether a public TF/Keras module is imported (else the context resolves nothing)."""
-        return any(canonical(module) is not None for module in self.aliases.values())
+        return any(canonical(module) is not None or module.split(".")[0] in MODEL_PACKAGES
+                   for module in self.aliases.values())
 
     def _walk(self) -> None:
         attrs: set[str] = set()
@@ -239,6 +240,9 @@ ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
+# Packages that load TensorFlow models without the module naming TensorFlow itself: a module
+# importing only these can still load a model per call (TFM408).
+MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
@@ -809,7 +813,7 @@ def _project_reason(facts: ModuleFacts, codes: Iterable[str] | None) -> str | No
     return None
 
 
-_HEAD = re.compile(rb"(?<![\w.])(tensorflow_datasets|tensorflow|tf_keras|keras)(?!\w)")
+_HEAD = re.compile(rb"(?<![\w.])(tensorflow_datasets|tensorflow_hub|tensorflow|tf_keras|keras_ocr|keras)(?!\w)")
 _PRIVATE_NEXT = {top.encode(): tuple(sub.encode() for sub in subs) for top, subs in PRIVATE_SUBPACKAGES.items()}
 _SPACE = b" \t\f\r\n\\"
 
@@ -818,7 +822,8 @@ def may_import_tf(raw: bytes) -> bool:
     """A text test, sound for ``ModuleFacts.imports_tf``: False only when no import statement can
     bind a public TF/Keras module, so the command skips ``ast.parse`` for TensorFlow's own files.
 
-    Only a module head (tensorflow, keras, tf_keras, tensorflow_datasets) right after ``import``,
+    Only a module head (tensorflow, keras, tf_keras, tensorflow_datasets, or a model package of
+    ``MODEL_PACKAGES``) right after ``import``,
     ``from`` or a comma (``import os, tensorflow``) can start such a binding; the names listed
     after ``from M import`` cannot (``M.name`` is public only if ``M`` is). Of those, ``from
     <head>.<private> import ...`` binds only private names. ``import tensorflow.python.x`` binds
