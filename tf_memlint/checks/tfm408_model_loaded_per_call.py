@@ -26,6 +26,8 @@ IMPORTED_LOADERS = frozenset({"tensorflow_hub.load", "tensorflow_hub.KerasLayer"
                               "keras_ocr.pipeline.Pipeline", "keras_ocr.detection.Detector",
                               "keras_ocr.recognition.Recognizer"})
 LOADER_TRIGGERS = frozenset(KERAS_LOADERS | SAVED_MODEL_LOADERS | {"~hub", "~keras_ocr"})
+# Functions a program runs once: a load there is set-up, whatever they are given.
+_RUN_ONCE = frozenset({"main", "run", "cli", "app", "setup", "load", "export", "convert"})
 # Predicting on the loaded model: what a function that loads "its" model does with it.
 _USES = frozenset({"predict", "predict_classes", "predict_proba", "predict_on_batch", "recognize",
                    "detect", "__call__", "signatures"})
@@ -146,7 +148,7 @@ def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef) -
     predicts with it on what it is given: a library's predict-style function, which pays the load
     on each call. No caller of this module repeats it, so the repetition is inferred."""
     params = {p.name.value for p in all_params(definition.params)} - {"self", "cls"}
-    if not params or _mentions(context, call, params):
+    if not params or definition.name.value in _RUN_ONCE or _mentions(context, call, params):
         return None
     bound = _bound_name(context, definition, call)
     if bound is None:
@@ -158,10 +160,27 @@ def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef) -
         on_model = (isinstance(func, cst.Name) and func.value == bound) or (
             isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == bound
             and (func.attr.value in _USES or func.attr.value.startswith("predict")))
-        if on_model:
+        if on_model and _fed_from(context, definition, node, params):
             return Repetition(UNKNOWN, basis=f"{definition.name.value}() loads its model and predicts on "
                                              f"what it is given, on every call", known=False)
     return None
+
+
+def _fed_from(context, definition: cst.FunctionDef, call: cst.Call, params: set[str]) -> bool:
+    """Some argument of ``call`` comes from ``params``: directly, or through names bound in
+    ``definition`` (``X = pad(df[col])``; ``model.predict(X)``), a few assignments deep."""
+    scope = context.scopes[definition]
+    names = {n.value for arg in call.args for n in context.nodes_in(arg.value) if isinstance(n, cst.Name)}
+    names |= {arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)}
+    for _ in range(4):
+        if names & params:
+            return True
+        more = {n.value for name in names for value in scope.assignments.get(name, ()) if value is not None
+                for n in [value, *context.nodes_in(value)] if isinstance(n, cst.Name)}
+        if more <= names:
+            return False
+        names |= more
+    return bool(names & params)
 
 
 def _bound_name(context, definition: cst.FunctionDef, call: cst.Call) -> str | None:
