@@ -7,7 +7,7 @@ import libcst as cst
 import dataclasses
 
 from tf_memlint.context import TRACED_SCOPE
-from tf_memlint.evidence import ONCE_HERE, evidence_at
+from tf_memlint.evidence import ONCE_HERE, evidence_at, repetition_of_loops
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.syntax import target_names
 from tf_memlint.rule import Rule, register
@@ -60,9 +60,11 @@ class TfFunctionCreatedInLoop(Rule):
         varying = {name for name in _names_bound_in(loops) if not own.binds(name)} - {node.name.value}
         if _mentions(node.body, varying):
             return  # closes over a value of this iteration: a different function each time
+        # The def's own frame is open here: the loops that repeat it are its parent's.
         self.report(node.name, f"@tf.function def {node.name.value} inside a loop creates a new "
                                f"function that is traced again on every iteration; define it once "
-                               f"before the loop and pass what changes as tensor arguments")
+                               f"before the loop and pass what changes as tensor arguments",
+                    repetition=repetition_of_loops(self.context, loops))
 
     def _created_in(self, node: cst.CSTNode, what: str, frame) -> None:
         """A tf.function created in ``frame``'s def, outside any loop of it."""
