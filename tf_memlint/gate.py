@@ -40,6 +40,8 @@ from the same constants (see ``_Index``):
               again and again), a ``for``/``while`` or a comprehension: anywhere but the
               straight-line code of the module or a class body, which runs once
     NOTEBOOK  anywhere, in a notebook's code cells (the command tells the gate); nowhere else
+    MODEL_METHOD  in a method of a class that may derive from a Keras model base
+              (KerasFacts.model_classes): its own methods run on the model
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
 ``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
@@ -69,8 +71,8 @@ from tf_memlint.context import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.functions import FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.facts.functions import TF_FUNCTION as CREATES_TF_FUNCTION  # the effect, not the name
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
-from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,
-                                   TRAINING_STEP_METHODS)
+from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
+                                   TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -236,6 +238,7 @@ class ModuleFacts:
 TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE, OUTSIDE_WITH = (
     "traced", "mapped", "loop", "training loop", "repeated", "anywhere", "outside a with item")
 IN_DEF_OR_LOOP, NOTEBOOK = "in a def, a loop or a comprehension", "in a notebook"
+MODEL_METHOD = "in a method of a Keras model class"
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
@@ -373,6 +376,10 @@ class _Index:
                 found = self._search(self.loops, match)
             elif place == IN_DEF_OR_LOOP:
                 found = self._search(self.defs + self.loops + self.comprehensions, match, into_functions=True)
+            elif place == MODEL_METHOD:
+                models = self._subclasses(lambda base: self.facts.qualified(base) in KERAS_MODEL_BASES)
+                found = self._search([d for cls in self.classes if cls.name in models
+                                      for d in cls.body if isinstance(d, _DEFS)], match)
             elif place == NOTEBOOK:
                 found = self.facts.notebook and self._search([self.facts.tree], match, True)
             elif place == TRAINING_LOOP:

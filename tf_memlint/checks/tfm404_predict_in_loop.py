@@ -14,7 +14,7 @@ from tf_memlint.facts.functions import PREDICT, Witness
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
-from tf_memlint.gate import IN_DEF_OR_LOOP, REPEATED, Inside
+from tf_memlint.gate import MODEL_METHOD, REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, runs_every_nth
 
@@ -52,7 +52,7 @@ class PredictInLoop(Rule):
     # in a loop or a request/batch handler, or in a function one calls (_predict_reach); in the
     # command, a call there of another module's function that predicts
     # a Keras model's own method predicting on itself, run per call from outside (_own_predict)
-    structure = Inside(REPEATED, {".predict", PREDICT}) | Inside(IN_DEF_OR_LOOP, {".predict"})
+    structure = Inside(REPEATED, {".predict", PREDICT}) | Inside(MODEL_METHOD, {".predict"})
     options = {
         "predict_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),
