@@ -27,7 +27,7 @@ HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
 RANK = {HIGH: 3, MEDIUM: 2, LOW: 1}
 # What a projected cost must reach to count (config keys min-memory-cost / min-time-cost).
-DEFAULT_MIN_MIB = 8
+DEFAULT_MIN_MIB = 4
 DEFAULT_MIN_SECONDS = 5.0
 UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
 
