@@ -22,6 +22,7 @@ from tf_memlint import __version__, project, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, positive_int, rule_options
 from tf_memlint.engine import enabled_codes
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
+from tf_memlint.ignores import without_ignored
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
 
@@ -216,6 +217,7 @@ def _check(args: argparse.Namespace) -> int:
             settings[PROJECT_TABLES] = tables
         results = lint_files(paths, codes, settings, jobs)
 
+    results = without_ignored(results, config)
     unreadable = [FileResult(path, error=error) for path, error in missing]
     sys.stdout.write(report.FORMATS[args.format](results + unreadable))
     if args.statistics:

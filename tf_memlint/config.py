@@ -2,7 +2,8 @@
 
 Found like ruff and flake8 find theirs: the nearest such file at or above the current directory.
 Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, include,
-extend-include, jobs, and each rule option (for example ``min-unrolled-iterations``). Counts are
+extend-include, jobs, each rule option (for example ``min-unrolled-iterations``), and the
+adoption keys per-file-ignores and test-paths (``tf_memlint.ignores``). Counts are
 validated by ``positive_int``, the same function the command line and the flake8 options use.
 """
 
@@ -20,6 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from tf_memlint.ignores import parse_globs, parse_per_file_ignores
 from tf_memlint.rule import all_rules
 
 DEFAULT_EXCLUDE = (
@@ -47,6 +49,8 @@ class Config:
     settings: dict[str, Any] = field(default_factory=dict)
     jobs: int | None = None
     source: Path | None = None
+    per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
+    test_paths: list[str] = field(default_factory=list)
 
 
 def rule_options() -> dict[str, Any]:
@@ -114,6 +118,11 @@ def load_config(path: Path | None) -> Config:
                 setattr(config, key.replace("-", "_"), [v.upper() for v in values])
         elif key == "jobs":
             config.jobs = _coerce(path, raw_key, value, 1)
+        elif key in ADOPTION_KEYS:
+            try:
+                setattr(config, key.replace("-", "_"), ADOPTION_KEYS[key](value))
+            except ValueError as error:
+                raise ConfigError(f"{path}: tf-memlint `{raw_key}`: {error}") from None
         elif key.replace("-", "_") in options:
             name = key.replace("-", "_")
             config.settings[name] = _coerce(path, raw_key, value, options[name])
@@ -139,6 +148,13 @@ def positive_int(value: Any) -> int:
     if value < 1:
         raise ValueError(f"must be a whole number of 1 or more, not {value}")
     return value
+
+
+# Keys parsed by the modules that use them (each raises ValueError with the reason).
+ADOPTION_KEYS = {
+    "per-file-ignores": parse_per_file_ignores,
+    "test-paths": lambda value: parse_globs(value, "test-paths"),
+}
 
 
 def _coerce(path: Path, key: str, value: Any, default: Any) -> Any:
