@@ -18,7 +18,7 @@ import os
 import sys
 from pathlib import Path
 
-from tf_memlint import __version__, project, report
+from tf_memlint import __version__, baseline, project, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, positive_int, rule_options
 from tf_memlint.engine import enabled_codes
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
@@ -87,6 +87,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="count findings per code after the output (on stderr for json/sarif)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("-j", "--jobs", type=_count, metavar="N", help="worker processes, 1 or more (default: all cores)")
+    parser.add_argument("--baseline", type=Path, metavar="FILE",
+                        help="report only the findings not recorded in FILE (see --write-baseline)")
+    parser.add_argument("--write-baseline", type=Path, metavar="FILE",
+                        help="record every current finding in FILE (JSON) and exit 0; later runs with "
+                             "--baseline FILE report only new ones")
     parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg to read (default: nearest)")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--version", action="version", version=f"tf-memlint {__version__}")
@@ -198,12 +203,15 @@ def _check(args: argparse.Namespace) -> int:
     exclude = (args.exclude if args.exclude is not None else config.exclude) + args.extend_exclude
     include = (args.include if args.include is not None else config.include) + args.extend_include
 
+    stdin_sources: dict[str, str] = {}  # the baseline's view of the source read from stdin
     if stdin:
         display = args.stdin_filename or "-"
         if args.stdin_filename and args.force_exclude and excluded(args.stdin_filename, exclude):
             results: list[FileResult] = []
         else:
-            results = [lint_file(display, codes, settings, display=display, raw=sys.stdin.buffer.read())]
+            raw = sys.stdin.buffer.read()
+            stdin_sources[display] = raw.decode("utf-8", errors="replace")
+            results = [lint_file(display, codes, settings, display=display, raw=raw)]
         missing: list[tuple[str, str | None]] = []
     else:
         found = list(discover(args.paths or ["."], exclude, args.force_exclude, include))
@@ -218,6 +226,16 @@ def _check(args: argparse.Namespace) -> int:
         results = lint_files(paths, codes, settings, jobs)
 
     results = without_ignored(results, config)
+    try:
+        if args.write_baseline is not None:
+            count = baseline.write(args.write_baseline, results, stdin_sources)
+            print(f"tf-memlint: recorded {count} findings in {args.write_baseline}", file=sys.stderr)
+            results = baseline.new_findings(results, args.write_baseline, stdin_sources)  # none
+        elif args.baseline is not None or config.baseline:
+            path = args.baseline or baseline.option_path(config.baseline, config)
+            results = baseline.new_findings(results, path, stdin_sources)
+    except baseline.BaselineError as error:
+        return _error(str(error))
     unreadable = [FileResult(path, error=error) for path, error in missing]
     sys.stdout.write(report.FORMATS[args.format](results + unreadable))
     if args.statistics:

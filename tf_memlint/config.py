@@ -3,7 +3,8 @@
 Found like ruff and flake8 find theirs: the nearest such file at or above the current directory.
 Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, include,
 extend-include, jobs, each rule option (for example ``min-unrolled-iterations``), and the
-adoption keys per-file-ignores and test-paths (``tf_memlint.ignores``). Counts are
+adoption keys per-file-ignores, test-paths (``tf_memlint.ignores``) and baseline
+(``tf_memlint.baseline``). Counts are
 validated by ``positive_int``, the same function the command line and the flake8 options use.
 """
 
@@ -51,6 +52,7 @@ class Config:
     source: Path | None = None
     per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
     test_paths: list[str] = field(default_factory=list)
+    baseline: str | None = None  # relative to the configuration file's directory
 
 
 def rule_options() -> dict[str, Any]:
@@ -150,10 +152,17 @@ def positive_int(value: Any) -> int:
     return value
 
 
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value.strip()
+
+
 # Keys parsed by the modules that use them (each raises ValueError with the reason).
 ADOPTION_KEYS = {
     "per-file-ignores": parse_per_file_ignores,
     "test-paths": lambda value: parse_globs(value, "test-paths"),
+    "baseline": _text,
 }
 
 
