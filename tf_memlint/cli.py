@@ -25,6 +25,7 @@ from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lin
 from tf_memlint.ignores import without_ignored
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
+from tf_memlint.selection import selection_problem
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -195,6 +196,9 @@ def _check(args: argparse.Namespace) -> int:
     if unknown:
         return _error(f"unknown rule code or prefix: {', '.join(unknown)}")
     codes = enabled_codes(select, ignore, extend_select)
+    problem = selection_problem(select, ignore, extend_select, codes)
+    if problem:
+        return _error(problem)
     settings = dict(config.settings)
     for option in rule_options():
         value = getattr(args, f"opt_{option}")
