@@ -2,7 +2,7 @@
 
     tf-memlint [check] [PATH ...] [options]     lint files, directories and notebooks (default: .)
     tf-memlint [check] - [--stdin-filename PATH] lint the source given on stdin
-    tf-memlint explain CODE                     one rule's page
+    tf-memlint explain CODE|NAME                one rule's page
     tf-memlint rules                            the catalogue
     tf-memlint verify [CODE ...] [options]      measure the rules' claims (needs the [verify] extra)
 
@@ -32,13 +32,13 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 USAGE = """\
 tf-memlint [check] [PATH ...] [options]
        tf-memlint [check] - --stdin-filename PATH [options]
-       tf-memlint explain CODE
+       tf-memlint explain CODE|NAME
        tf-memlint rules
        tf-memlint verify [CODE ...] [options]"""
 SUBCOMMANDS = """\
 subcommands (each has --help):
   check      lint (the default: `tf-memlint src/` is `tf-memlint check src/`)
-  explain    print one rule's page: what it flags, why, an example, the fix, the measured claim
+  explain    print one rule's page (by code or name): what it flags, why, an example, the fix, the claim
   rules      list every rule, its name and whether it is on by default
   verify     measure the rules' claims under real TensorFlow (needs the [verify] extra)"""
 
@@ -96,10 +96,25 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg to read (default: nearest)")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--version", action="version", version=f"tf-memlint {__version__}")
-    for option, default in rule_options().items():
-        parser.add_argument("--" + option.replace("_", "-"), dest=f"opt_{option}", type=_count,
-                            metavar="N", help=f"rule option (default {default})")
+    _add_rule_options(parser)
     return parser
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """Each rule option in a --help group named after the rules it tunes (TFM101 and TFM102 share one)."""
+    rules = all_rules()
+    owners: dict[str, list[str]] = {}
+    for code, rule in rules.items():
+        for option in rule.options:
+            owners.setdefault(option, []).append(code)
+    groups: dict[tuple[str, ...], argparse._ArgumentGroup] = {}
+    for option, codes in owners.items():
+        key = tuple(codes)
+        if key not in groups:
+            groups[key] = parser.add_argument_group(", ".join(f"{c} ({rules[c].name})" for c in codes))
+        default, help_text = rules[codes[0]].options[option]
+        groups[key].add_argument("--" + option.replace("_", "-"), dest=f"opt_{option}", type=_count,
+                                 metavar="N", help=f"{help_text} (default {default})")
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | int:
@@ -112,11 +127,13 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 def _explain(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tf-memlint explain", description="Print one rule's page: what it flags, why it "
                      "costs memory, an example, what to write instead, and the measured claim.")
-    parser.add_argument("code", metavar="CODE", help="a rule code, e.g. TFM101 (`tf-memlint rules` lists them)")
+    parser.add_argument("code", metavar="CODE", help="a rule code or name, e.g. TFM101 or predict-in-loop "
+                                                    "(`tf-memlint rules` lists them)")
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
-    code = args.code.upper()
+    by_name = {rule.name: code for code, rule in all_rules().items()}
+    code = by_name.get(args.code.strip().lower().replace("_", "-"), args.code.upper())
     page = rule_page(code)
     if code not in all_rules() or not page.is_file():
         print(f"tf-memlint: unknown rule {args.code!r}; `tf-memlint rules` lists them", file=sys.stderr)
