@@ -86,7 +86,8 @@ def test_json_format(project, capsys):
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert [(f["cell"], f["line"], f["code"]) for f in findings] == _expected(NOTEBOOK)
     assert findings[0] == {"path": "train.ipynb", "cell": 3, "line": 3, "column": 5, "code": "TFM101",
-                           "name": "python-loop-in-tf-function", "message": findings[0]["message"]}
+                           "name": "python-loop-in-tf-function", "message": findings[0]["message"],
+                           "url": findings[0]["url"]}
 
 
 def test_sarif_format_points_into_the_ipynb_and_validates(project, capsys):

@@ -84,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=sorted(report.FORMATS), default="text",
                         help="text (flake8's), json, sarif (SARIF 2.1.0, for code scanning), "
                              "github (workflow annotations)")
+    parser.add_argument("--rule-url-base", metavar="URL",
+                        help="where the rule pages are hosted, for the links in json and sarif "
+                             "(default: the pages this installation ships, as file:// links)")
     parser.add_argument("--statistics", action="store_true",
                         help="count findings per code after the output (on stderr for json/sarif)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -258,7 +261,12 @@ def _check(args: argparse.Namespace) -> int:
     except baseline.BaselineError as error:
         return _error(str(error))
     unreadable = [FileResult(path, error=error) for path, error in missing]
-    sys.stdout.write(report.FORMATS[args.format](results + unreadable))
+    if args.format in report.DOCUMENT_FORMATS:  # they link each finding's rule page
+        url_base = args.rule_url_base or config.rule_url_base
+        output = report.FORMATS[args.format](results + unreadable, url_base=url_base)
+    else:
+        output = report.FORMATS[args.format](results + unreadable)
+    sys.stdout.write(output)
     if args.statistics:
         stream = sys.stderr if args.format in report.DOCUMENT_FORMATS else sys.stdout
         stream.write(report.statistics(results))

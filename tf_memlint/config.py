@@ -3,8 +3,8 @@
 Found like ruff and flake8 find theirs: the nearest such file at or above the current directory.
 Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, include,
 extend-include, jobs, each rule option (for example ``min-unrolled-iterations``), and the
-adoption keys per-file-ignores, test-paths (``tf_memlint.ignores``) and baseline
-(``tf_memlint.baseline``). Counts are
+adoption keys per-file-ignores, test-paths (``tf_memlint.ignores``), baseline
+(``tf_memlint.baseline``) and rule-url-base (``tf_memlint.links``). Counts are
 validated by ``positive_int``, the same function the command line and the flake8 options use.
 """
 
@@ -53,6 +53,7 @@ class Config:
     per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
     test_paths: list[str] = field(default_factory=list)
     baseline: str | None = None  # relative to the configuration file's directory
+    rule_url_base: str | None = None
 
 
 def rule_options() -> dict[str, Any]:
@@ -163,6 +164,7 @@ ADOPTION_KEYS = {
     "per-file-ignores": parse_per_file_ignores,
     "test-paths": lambda value: parse_globs(value, "test-paths"),
     "baseline": _text,
+    "rule-url-base": _text,
 }
 
 
