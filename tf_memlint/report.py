@@ -46,7 +46,8 @@ def text(results: list[FileResult]) -> str:
 def _json_finding(result: FileResult, finding: Diagnostic, rules: dict, url_base: str | None = None) -> dict:
     cell = result.cells.get(finding)
     return {"path": result.path, "cell": cell.cell if cell else None,
-            "line": cell.line if cell else finding.line, "column": finding.col + 1, "code": finding.code,
+            "line": cell.line if cell else finding.line, "column": (cell.col if cell else finding.col) + 1,
+            "code": finding.code,
             "name": rules[finding.code].name if finding.code in rules else finding.code,
             "message": one_line(finding.message),
             "url": rule_url(finding.code, url_base) if finding.code in rules else None}
