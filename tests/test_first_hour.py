@@ -27,3 +27,24 @@ def test_help_groups_rule_options_under_their_rules():
             heading = help_text.rfind("\n\n", 0, help_text.index(flag))
             group = help_text[heading:help_text.index(flag)]
             assert f"{code} ({rule.name})" in group, (flag, group)
+
+
+def test_verify_text_explains_itself(tmp_path):
+    """The text report names each claim's fixtures, the TensorFlow that measured them, and says
+    what a premise and "cleared by" are, with one way of writing units."""
+    pytest.importorskip("tf_memlint.verify.verdict")
+    from test_verify import WORKED, _claim, _runs
+    from tf_memlint.verify.report import render_text
+    from tf_memlint.verify.verdict import Check, evaluate
+
+    claim = _claim(tmp_path, [Check("bad_slope", at_least=1.0, refuted_below=0.5)])
+    runs = _runs(claim, [10, 20, 30], [5, 5, 5], aux=WORKED)
+    for run in runs:
+        run.tf_version = "2.99.0"
+    text = render_text([evaluate(claim, runs)], elapsed=12.0, jobs=2)
+    assert f"fixtures: bad {claim.bad.as_posix()}" in text or f"fixtures: bad {claim.bad.name}" in text
+    assert "on TensorFlow 2.99.0" in text
+    assert "A premise checks that the measurement means something" in text
+    assert '"cleared by D (xR)" means it passed by D' in text
+    assert f"check bad_slope >= 1: 10 per unit of {claim.size_name} -> pass" in text
+    assert " 0 s " in text or " 0 s\n" in text  # times are written "N s", as elsewhere
