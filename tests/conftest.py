@@ -9,7 +9,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
-_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>TFM\d{3}(?:@\d+)?(?:\s*,\s*TFM\d{3}(?:@\d+)?)*)")
+# `# expect: TFM404`, `TFM404@17` (a pinned column), `TFM404(high)` (a pinned confidence).
+_ITEM = r"TFM\d{3}(?:@\d+)?(?:\((?:high|medium|low)\))?"
+_EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>%s(?:\s*,\s*%s)*)" % (_ITEM, _ITEM))
+_PARTS = re.compile(r"(?P<code>TFM\d{3})(?:@(?P<col>\d+))?(?:\((?P<confidence>\w+)\))?")
+# The fixture tests see every finding, whatever its grade: a marker says the rule fires there;
+# a confidence in the marker pins its grade too.
+EVERY_GRADE = {"confidence": "low"}
 
 
 def every_rule() -> list[str]:
@@ -20,7 +26,8 @@ def every_rule() -> list[str]:
 
 
 def fixture_files() -> list[Path]:
-    return sorted(p for p in FIXTURES.rglob("*.py"))
+    """Every fixture, not the expected outputs of the fixes (``fixtures/TFMnnn/fixed/``)."""
+    return sorted(p for p in FIXTURES.rglob("*.py") if p.parent.name != "fixed")
 
 
 def expectations(path: Path) -> set[tuple[int, str, int | None]]:
@@ -30,9 +37,22 @@ def expectations(path: Path) -> set[tuple[int, str, int | None]]:
         match = _EXPECT.search(line)
         if match:
             for item in re.split(r"\s*,\s*", match.group("codes")):
-                code, _, column = item.partition("@")
-                expected.add((number, code, int(column) if column else None))
+                part = _PARTS.fullmatch(item)
+                expected.add((number, part["code"], int(part["col"]) if part["col"] else None))
     return expected
+
+
+def expected_confidences(path: Path) -> dict[tuple[int, str], str]:
+    """(line, code) -> confidence, for the markers that pin one."""
+    pinned = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        match = _EXPECT.search(line)
+        if match:
+            for item in re.split(r"\s*,\s*", match.group("codes")):
+                part = _PARTS.fullmatch(item)
+                if part["confidence"]:
+                    pinned[(number, part["code"])] = part["confidence"]
+    return pinned
 
 
 def matches(expected: set[tuple[int, str, int | None]], found: set[tuple[int, str, int]]) -> bool:
@@ -52,7 +72,7 @@ def lint(tmp_path):
     def run(source: str, codes=None, **settings):
         path = tmp_path / "snippet.py"
         path.write_text(source, encoding="utf-8")
-        result = lint_file(str(path), list(all_rules()) if codes is None else codes, settings)
+        result = lint_file(str(path), list(all_rules()) if codes is None else codes, {**EVERY_GRADE, **settings})
         assert result.error is None, result.error
         return result.findings
 

@@ -15,6 +15,12 @@ from tf_memlint.rule import all_rules
 BAD = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    for i in range(1000):\n        x += 1\n    return x\n"
 CLEAN = "import tensorflow as tf\n\ndef f(x):\n    return x\n"
 
+from tf_memlint.grading import project as _project  # noqa: E402
+from tf_memlint.evidence import COUNT, Evidence, Repetition  # noqa: E402
+
+_LOOP = Evidence(Repetition(COUNT, 1000, "range(1000)"), "program")
+SUFFIX = " [" + "; ".join(filter(None, [_LOOP.repetition.words(), _project("TFM101", _LOOP)[0]])) + "]"
+
 
 @pytest.fixture
 def project(tmp_path, monkeypatch):
@@ -36,7 +42,7 @@ def test_exit_codes(project, capsys):
 def test_text_output_is_flake8_shaped(project, capsys):
     main(["bad.py"])
     assert capsys.readouterr().out == ("bad.py:5:5: TFM101 Python loop over range(1000) is unrolled into the "
-                                       "traced graph (1000 copies of its body); use tf.range\n")
+                                       "traced graph (1000 copies of its body); use tf.range" + SUFFIX + "\n")
 
 
 def test_json_shape(project, capsys):
@@ -45,7 +51,8 @@ def test_json_shape(project, capsys):
     assert data["tool"] == "tf-memlint" and data["errors"] == []
     assert data["findings"] == [{"path": "bad.py", "cell": None, "line": 5, "column": 5, "code": "TFM101",
                                  "name": "python-loop-in-tf-function",
-                                 "message": data["findings"][0]["message"],
+                                 "message": data["findings"][0]["message"], "confidence": "high",
+                                 "evidence": "1,000 iterations (range(1000))", "cost": data["findings"][0]["cost"],
                                  "url": (REPO / "rules" / "TFM101.md").as_uri()}]
 
 

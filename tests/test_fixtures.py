@@ -9,7 +9,7 @@ from collections import defaultdict
 
 import pytest
 
-from conftest import FIXTURES, REPO, expectations, fixture_files, matches
+from conftest import EVERY_GRADE, FIXTURES, REPO, expectations, expected_confidences, fixture_files, matches
 from tf_memlint.files import lint_file
 from tf_memlint.rule import all_rules
 
@@ -31,7 +31,9 @@ def test_there_are_fixtures_for_every_rule():
 @pytest.mark.parametrize("path", FILES, ids=_id)
 def test_fixture_markers_fit_its_name(path):
     expected = expectations(path)
-    if path.name.startswith("bad_") and "myths" not in path.parts:
+    if path.name.startswith("bad_") and path.parent.name == "seeds":
+        assert expected, f"{path.name}: a seed article's example must expect its finding"
+    elif path.name.startswith("bad_") and "myths" not in path.parts:
         own_code = path.parent.name
         assert any(code == own_code for _, code, _ in expected), f"{path.name} must expect {own_code}"
     else:
@@ -40,21 +42,23 @@ def test_fixture_markers_fit_its_name(path):
 
 @pytest.mark.parametrize("path", FILES, ids=_id)
 def test_command_reports_exactly_the_markers(path):
-    result = lint_file(str(path), ALL_CODES, {})
+    result = lint_file(str(path), ALL_CODES, EVERY_GRADE)
     assert result.error is None
     found = {(d.line, d.code, d.col + 1) for d in result.findings}
     expected = expectations(path)
     assert matches(expected, found), (
         f"\nexpected: {sorted(expected)}\nfound:    {sorted(found)}\n"
         + "".join(f"  {d.line}:{d.col + 1} {d}\n" for d in result.findings))
+    graded = {(d.line, d.code): d.confidence for d in result.findings}
+    for where, confidence in expected_confidences(path).items():
+        assert graded[where] == confidence, f"line {where[0]} {where[1]}: graded {graded[where]}, expected {confidence}"
 
 
-@pytest.fixture(scope="module")
-def flake8_findings():
-    """One flake8 run over all fixtures: {path: {(line, code, col)}}."""
+def _flake8(confidence: str) -> dict[str, set]:
+    """One flake8 run over all fixtures at a confidence: {path: {(line, code, col)}}."""
     completed = subprocess.run(
         [sys.executable, "-m", "flake8", "--isolated", f"--select={','.join(ALL_CODES + ['TFM000'])}",
-         "--format=%(path)s|%(row)d|%(col)d|%(code)s", str(FIXTURES)],
+         f"--tfm-confidence={confidence}", "--format=%(path)s|%(row)d|%(col)d|%(code)s", str(FIXTURES)],
         capture_output=True, text=True, cwd=REPO, timeout=600)
     assert completed.returncode in (0, 1), completed.stderr
     found = defaultdict(set)
@@ -64,6 +68,11 @@ def flake8_findings():
     return found
 
 
+@pytest.fixture(scope="module")
+def flake8_findings():
+    return _flake8("low")
+
+
 @pytest.mark.parametrize("path", FILES, ids=_id)
 def test_flake8_reports_exactly_the_markers(path, flake8_findings):
     found = flake8_findings.get(str(path), set())
@@ -71,11 +80,16 @@ def test_flake8_reports_exactly_the_markers(path, flake8_findings):
     assert matches(expectations(path), found), f"expected {sorted(expectations(path))}, flake8 {sorted(found)}"
 
 
-def test_flake8_and_command_agree_on_every_position(flake8_findings):
+@pytest.mark.parametrize("confidence", ["high", "medium", "low"])
+def test_flake8_and_command_agree_at_every_confidence(confidence, flake8_findings):
+    flake8 = flake8_findings if confidence == "low" else _flake8(confidence)
+    shown = 0
     for path in FILES:
-        result = lint_file(str(path), ALL_CODES, {})
+        result = lint_file(str(path), ALL_CODES, {"confidence": confidence})
         ours = {(d.line, d.code, d.col + 1) for d in result.findings}
-        assert ours == flake8_findings.get(str(path), set()), path
+        assert ours == flake8.get(str(path), set()), path
+        shown += len(ours)
+    assert shown  # every level shows some findings on the fixtures
 
 
 def test_markers_are_well_formed():

@@ -367,8 +367,14 @@ STRUCTURE_CASES = [
     ("TFM201", "for g in graphs:\n    pool.append(tf.compat.v1.Session(graph=g))\n", True),
     ("TFM201", "pool = [tf.compat.v1.Session(graph=g) for g in graphs]\n", True),
     # TFM202: one loop or handler that both runs a session and adds ops (Together), calls followed.
-    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+    ("TFM202", "sess = tf.compat.v1.Session()\nsess.run(y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
+    # ... or a fetch run in a loop or def of a TF1 module, which may build ops from tensors made
+    # anywhere (sess.run(-y)).
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+               "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", True),
+    ("TFM202", "def fit(strategy):\n    strategy.run(step)\nfor k in range(9):\n    layers.append(tf.keras.layers.Dense(8))\n",
+     False),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    y = tf.reduce_mean(x)\n    sess.run(y)\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor e in range(9):\n    for x in xs:\n"
                "        y = tf.reduce_mean(x)\n    sess.run(y)\n", True),

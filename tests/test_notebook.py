@@ -87,7 +87,8 @@ def test_json_format(project, capsys):
     assert [(f["cell"], f["line"], f["code"]) for f in findings] == _expected(NOTEBOOK)
     assert findings[0] == {"path": "train.ipynb", "cell": 3, "line": 3, "column": 5, "code": "TFM101",
                            "name": "python-loop-in-tf-function", "message": findings[0]["message"],
-                           "url": findings[0]["url"]}
+                           "confidence": "high", "evidence": "1,000 iterations (range(1000)); notebook",
+                           "cost": findings[0]["cost"], "url": findings[0]["url"]}
 
 
 def test_sarif_format_points_into_the_ipynb_and_validates(project, capsys):

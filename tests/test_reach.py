@@ -149,7 +149,7 @@ def _lint_package(tmp_path, capsys, monkeypatch, package_name, modules):
     for a module without them). Returns the command's output."""
     package = _write_package(tmp_path, package_name, modules)
     monkeypatch.chdir(tmp_path)
-    main(["--isolated", *every_rule(), "--format", "text", package_name])
+    main(["--isolated", *every_rule(), "--confidence", "low", "--format", "text", package_name])
     out = capsys.readouterr().out
     for name in modules:
         found = {(int(line.split(":")[1]), line.split()[1]) for line in out.splitlines()
@@ -313,3 +313,40 @@ def test_an_in_file_chain_names_the_def_line_of_each_helper():
     by_hand = TFContext(module)  # no source or tree: the whole module's positions
     defs = [n for n in by_hand.walked.events if isinstance(n, cst.FunctionDef)]
     assert [(dotted_name(d.name), by_hand.functions.line_of(d)) for d in defs] == [("build", 7), ("make", 11)]
+
+
+TF1_AGENTS = '''
+import tensorflow.compat.v1 as tf
+
+
+class Agent:
+    def __init__(self, sess, train_op):
+        self.sess, self.train_op = sess, train_op
+
+    def learn(self, feed):
+        self.sess.run(self.train_op, feed_dict=feed)
+'''
+TF1_RUNNER = '''
+import tensorflow.compat.v1 as tf
+
+from .agents import Agent
+
+
+def train(replay, sess):
+    agent = Agent(sess, None)
+    while True:
+        batch = replay.sample()
+        reward = tf.reduce_mean(batch)  # expect: TFM202
+        agent.learn({"batch": batch})
+
+
+def report(names):
+    for name in names:
+        print(tf.constant(name))
+'''
+
+
+def test_command_sees_a_session_run_through_another_modules_method(tmp_path, capsys, monkeypatch):
+    """TFM202: the loop builds ops and runs the session through ``agent.learn()``, whose
+    ``self.sess.run`` is in another module (project.py reads ``self.sess`` as a session)."""
+    _lint_package(tmp_path, capsys, monkeypatch, "rl", {"agents": TF1_AGENTS, "runner": TF1_RUNNER})

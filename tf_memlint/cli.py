@@ -21,7 +21,9 @@ from pathlib import Path
 from tf_memlint import __version__, baseline, project, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, positive_int, rule_options
 from tf_memlint.engine import enabled_codes
+from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, LEVELS
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
+from tf_memlint.fixes import command as fixes
 from tf_memlint.ignores import without_ignored
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
@@ -99,6 +101,16 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg to read (default: nearest)")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--version", action="version", version=f"tf-memlint {__version__}")
+    grading = parser.add_argument_group(
+        "grading", "every finding is graded high, medium or low by its evidence (how often the code "
+                   "runs, in what kind of process) and by its projected cost; the least shown is "
+                   "--confidence (default high)")
+    grading.add_argument("--confidence", choices=LEVELS, help="show findings of this confidence and above (default high)")
+    grading.add_argument("--min-memory-cost", type=_count, metavar="MIB",
+                         help=f"a projected memory cost below this is graded low (default {DEFAULT_MIN_MIB})")
+    grading.add_argument("--min-time-cost", type=_count, metavar="SECONDS",
+                         help=f"a projected time cost below this is graded low (default {DEFAULT_MIN_SECONDS:g})")
+    fixes.add_arguments(parser)
     _add_rule_options(parser)
     return parser
 
@@ -196,6 +208,8 @@ def _check(args: argparse.Namespace) -> int:
         return _error("`-` (read stdin) cannot be combined with other paths")
     if args.stdin_filename is not None and not stdin:
         return _error("--stdin-filename names the source read from stdin: give `-` as the only path")
+    if args.unsafe_fixes and not fixes.wanted(args):
+        return _error("--unsafe-fixes goes with --fix or --diff")
     if args.config is not None and not args.config.is_file():
         return _error(f"{args.config}: no such file")
     # The configuration is the nearest to the current directory; for stdin, to the file it stands
@@ -224,6 +238,9 @@ def _check(args: argparse.Namespace) -> int:
         value = getattr(args, f"opt_{option}")
         if value is not None:
             settings[option] = value
+    for option in ("confidence", "min_memory_cost", "min_time_cost"):
+        if getattr(args, option) is not None:
+            settings[option] = getattr(args, option)
     exclude = (args.exclude if args.exclude is not None else config.exclude) + args.extend_exclude
     include = (args.include if args.include is not None else config.include) + args.extend_include
 
@@ -232,6 +249,8 @@ def _check(args: argparse.Namespace) -> int:
         display = args.stdin_filename or "-"
         if args.stdin_filename and args.force_exclude and excluded(args.stdin_filename, exclude):
             results: list[FileResult] = []
+        elif fixes.wanted(args):
+            return fixes.fix_stdin(args, sys.stdin.buffer.read(), display, codes, settings)
         else:
             raw = sys.stdin.buffer.read()
             stdin_sources[display] = raw.decode("utf-8", errors="replace")
@@ -242,6 +261,10 @@ def _check(args: argparse.Namespace) -> int:
         missing = [(path, error) for path, error in found if error]
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
+        if fixes.wanted(args):
+            status = fixes.fix_paths(args, paths, codes, settings)
+            if args.diff:
+                return EXIT_ERROR if missing else status
         registry = all_rules()
         # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
         tables = project.build(paths) if any(registry[code].reaches_across_modules for code in codes) else {}

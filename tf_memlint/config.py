@@ -2,9 +2,11 @@
 
 Found like ruff and flake8 find theirs: the nearest such file at or above the current directory.
 Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, include,
-extend-include, jobs, each rule option (for example ``min-unrolled-iterations``), and the
-adoption keys per-file-ignores, test-paths (``tf_memlint.ignores``), baseline
-(``tf_memlint.baseline``) and rule-url-base (``tf_memlint.links``). Counts are
+extend-include, jobs, confidence (high, medium or low: the least confidence shown),
+min-memory-cost (MiB) and min-time-cost (seconds) (what a projected cost must reach to count),
+each rule option (for example ``min-unrolled-iterations``), and the adoption keys
+per-file-ignores, test-paths (``tf_memlint.ignores``), baseline (``tf_memlint.baseline``) and
+rule-url-base (``tf_memlint.links``). Counts are
 validated by ``positive_int``, the same function the command line and the flake8 options use.
 """
 
@@ -22,6 +24,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+from tf_memlint.grading import LEVELS
 from tf_memlint.ignores import parse_globs, parse_per_file_ignores
 from tf_memlint.rule import all_rules
 
@@ -33,6 +36,8 @@ DEFAULT_EXCLUDE = (
 # What a directory walk lints (ruff's ``include``; ``extend-include`` adds to it). Named files
 # are linted whatever their name.
 DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")
+# What a projected cost must reach to count (grading.py): MiB of memory, seconds of time.
+GRADING_COSTS = {"min-memory-cost": "MiB", "min-time-cost": "seconds"}
 _LIST_KEYS = ("select", "ignore", "extend-select", "exclude", "extend-exclude", "include", "extend-include")
 
 
@@ -121,6 +126,12 @@ def load_config(path: Path | None) -> Config:
                 setattr(config, key.replace("-", "_"), [v.upper() for v in values])
         elif key == "jobs":
             config.jobs = _coerce(path, raw_key, value, 1)
+        elif key == "confidence":
+            if value not in LEVELS:
+                raise ConfigError(f"{path}: tf-memlint `{raw_key}` must be one of {', '.join(LEVELS)}, not {value!r}")
+            config.settings["confidence"] = value
+        elif key in GRADING_COSTS:
+            config.settings[key.replace("-", "_")] = _coerce(path, raw_key, value, 1)
         elif key in ADOPTION_KEYS:
             try:
                 setattr(config, key.replace("-", "_"), ADOPTION_KEYS[key](value))

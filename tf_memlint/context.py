@@ -112,6 +112,10 @@ class TFContext:
         self.arrays = ArrayFacts(self)
         self.splits = SplitFacts(self, names.calls)
         self.on_demand: dict[type, Any] = {}  # fact modules only some rules use (facts_of)
+        # What the engine knows of the file, for the evidence of a finding (evidence.py).
+        self.path: str | None = None
+        self.test_globs: tuple[str, ...] = ()
+        self.notebook = False
 
     def facts_of(self, kind: type[_Facts]) -> _Facts:
         """The ``kind`` fact module of this linted module (``PipelineFacts``, ``ProcessFacts``),

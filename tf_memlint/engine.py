@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import gc
 import re
 import sys
@@ -43,6 +44,9 @@ from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-e
     rule_triggers,
 )
 from tf_memlint.names import MENTIONS_TF, canonical
+from tf_memlint.evidence import Evidence
+from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
+from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, at_least, grade
 from tf_memlint.rule import Diagnostic, Rule, all_rules
 from tf_memlint.walk import Walked
 
@@ -222,6 +226,10 @@ def _parse_ast(source: bytes | str) -> ast.AST | None:
 # Linting
 # ---------------------------------------------------------------------------------------------
 
+# The settings key holding the linted file's path (the evidence reads test code off it).
+PATH_SETTING = "path"
+
+
 def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
                 settings: dict[str, Any] | None = None, *, tree: ast.AST | None = None,
                 gate: bool = True) -> list[Diagnostic]:
@@ -259,8 +267,13 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
                 return []
             wanted = codes_that_can_fire(facts, wanted)  # only the rules whose own gate passes run
     settings = settings or {}
+    if tree is not None and not cross and not (settings.get("notebook")):
+        cut = _excerpt_of(source, tree, wanted, settings)
+        if cut is not None:
+            found = lint_source(cut.text, wanted, {**settings, EXCERPT_MIN_BYTES: None}, gate=False)
+            return [dataclasses.replace(d, line=cut.line(d.line)) for d in found]
     try:
-        return _lint_cst(source, registry, wanted, settings, tree)
+        return shown(_lint_cst(source, registry, wanted, settings, tree), settings)
     except LintError as error:
         # Both parsers refuse it: CPython says why more clearly ("Missing parentheses in call
         # to 'print'"), when it was asked.
@@ -269,7 +282,24 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
             raise LintError(cpython) from None
         raise
     except RecursionError:
-        return _on_big_stack(lambda: _lint_cst(source, registry, wanted, settings, tree))
+        return shown(_on_big_stack(lambda: _lint_cst(source, registry, wanted, settings, tree)), settings)
+
+
+# The settings key of the size above which a module is linted as an excerpt (excerpt.py);
+# None: never (an excerpt is not cut again).
+EXCERPT_MIN_BYTES = "excerpt_min_bytes"
+
+
+def _excerpt_of(source: bytes | str, tree: ast.AST, wanted: list[str], settings: dict[str, Any]) -> Excerpt | None:
+    min_bytes = settings.get(EXCERPT_MIN_BYTES, MIN_BYTES)
+    if min_bytes is None or len(source) < min_bytes:
+        return None
+    if isinstance(source, bytes):
+        try:
+            source = source.decode("utf-8")  # a module in another encoding is parsed whole
+        except UnicodeDecodeError:
+            return None
+    return excerpt(source, tree, wanted, min_bytes)  # type: ignore[arg-type]
 
 
 def _lint_cst(source: bytes | str, registry: dict[str, type[Rule]], wanted: list[str],
@@ -298,6 +328,8 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
     try:
         # Linting a Jupyter notebook's code cells (files.lint_file sets it): a kernel lives on.
         context.notebook = bool(settings.get("notebook"))
+        context.path = settings.get(PATH_SETTING)
+        context.test_globs = tuple(settings.get("test_paths") or ())
         context.source, context.tree = source, tree  # for the lines a message names (positions_of)
         context.project = settings.get("project")  # cross-module summaries, command only (project.py)
         if not _calls_project(settings) and (
@@ -306,13 +338,32 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         rules = [registry[code](context, settings) for code in wanted]
         walker = _BatchedWalk(context, rules, module)
         walker.run(context.walked)
-        findings = [(rule.code, node, message) for rule in rules for node, message in rule.findings]
+        findings = [(rule, node, message, found) for rule in rules for node, message, found in rule.findings]
         if not findings:
             return []
-        positions = positions_of(module, source, [node for _, node, _ in findings], tree, context.walked)
-        return sorted({Diagnostic(*positions[id(node)], code, message) for code, node, message in findings})
+        positions = positions_of(module, source, [node for _, node, _, _ in findings], tree, context.walked)
+        return sorted({_graded(positions[id(node)], rule, message, found, settings)
+                       for rule, node, message, found in findings})
     finally:
         _release(context, rules)
+
+
+def _graded(position: tuple[int, int], rule: Rule, message: str, found: Evidence,
+            settings: dict[str, Any]) -> Diagnostic:
+    """The finding with its grade; the message names the evidence and the projected cost in a
+    few words, so the one line a user reads says why it matters here."""
+    graded = grade(rule.code, found, found.once_confidence or rule.once_confidence,
+                   min_bytes=settings.get("min_memory_cost", DEFAULT_MIN_MIB) * 1024 * 1024,
+                   min_seconds=settings.get("min_time_cost", DEFAULT_MIN_SECONDS))
+    words = found.words()
+    suffix = f"{words}; {graded.cost}" if graded.cost else words
+    return Diagnostic(*position, rule.code, f"{message} [{suffix}]", graded.confidence, graded.cost, words)
+
+
+def shown(findings: list[Diagnostic], settings: dict[str, Any] | None) -> list[Diagnostic]:
+    """The findings at or above the configured confidence (``high`` unless set)."""
+    level = (settings or {}).get("confidence") or HIGH
+    return [f for f in findings if at_least(f.confidence, level)]
 
 
 def _release(context: TFContext, rules: list[Rule]) -> None:

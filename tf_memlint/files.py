@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tf_memlint.config import DEFAULT_INCLUDE
-from tf_memlint.engine import LintError, lint_source
+from tf_memlint.engine import PATH_SETTING, LintError, lint_source
 from tf_memlint.noqa import filter_noqa
 from tf_memlint.notebook import CellLocation, NotebookError, is_notebook_path
 from tf_memlint.notebook import load as load_notebook
@@ -137,6 +137,7 @@ def lint_file(path: str, codes: list[str], settings: dict[str, Any], *, display:
     """Lint one file (a notebook when its name ends in .ipynb). ``raw``: its bytes, when they do
     not come from ``path`` (stdin); ``display``: the name to report (default ``path``)."""
     name = display if display is not None else path
+    settings = {**settings, PATH_SETTING: name}
     try:
         data = read_bytes(path) if raw is None else raw
         if is_notebook_path(name):

@@ -24,7 +24,8 @@ from typing import Any, ClassVar, Iterator
 
 from tf_memlint import __version__
 from tf_memlint.config import positive_int
-from tf_memlint.engine import LintError, lint_source
+from tf_memlint.engine import PATH_SETTING, LintError, lint_source
+from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, LEVELS
 from tf_memlint.rule import all_rules
 
 
@@ -67,6 +68,14 @@ class TFMemlintChecker:
     def add_options(cls, manager: Any) -> None:
         # Opt-in rules stay off unless selected, as flake8-bugbear does with B9xx.
         manager.extend_default_ignore([code for code, rule in all_rules().items() if not rule.default_enabled])
+        manager.add_option("--tfm-confidence", choices=LEVELS, default=HIGH, parse_from_config=True,
+                           help="tf-memlint: show findings of this confidence and above (default high)")
+        manager.add_option("--tfm-min-memory-cost", type=_positive_int, default=DEFAULT_MIN_MIB, parse_from_config=True,
+                           help=f"tf-memlint: a projected memory cost below this many MiB is graded low (default {DEFAULT_MIN_MIB})")
+        manager.add_option("--tfm-min-time-cost", type=_positive_int, default=int(DEFAULT_MIN_SECONDS),
+                           parse_from_config=True,
+                           help=f"tf-memlint: a projected time cost below this many seconds is graded low "
+                                f"(default {DEFAULT_MIN_SECONDS:g})")
         seen = set()
         for rule in all_rules().values():
             for option, (default, help_text) in rule.options.items():
@@ -92,6 +101,15 @@ class TFMemlintChecker:
                     settings[option] = positive_int(value)
                 except ValueError as error:
                     raise ValueError(f"tf-memlint: {_flag(option)[2:]} {error}") from None
+        confidence = getattr(options, "tfm_confidence", HIGH)
+        if confidence not in LEVELS:
+            raise ValueError(f"tf-memlint: tfm-confidence must be one of {', '.join(LEVELS)}, not {confidence!r}")
+        settings["confidence"] = confidence
+        for option, default in (("min_memory_cost", DEFAULT_MIN_MIB), ("min_time_cost", int(DEFAULT_MIN_SECONDS))):
+            try:
+                settings[option] = positive_int(getattr(options, "tfm_" + option, default))
+            except ValueError as error:
+                raise ValueError(f"tf-memlint: tfm-{option.replace('_', '-')} {error}") from None
         cls.settings = settings
         cls.codes = _reported_codes(options)
         cls.test_paths = [glob for glob in getattr(options, "tfm_test_paths", None) or [] if glob]
@@ -114,7 +132,7 @@ class TFMemlintChecker:
         # flake8 only calls a tree plugin with a tree it built; an empty one (tests) is no tree.
         tree = self.tree if isinstance(self.tree, ast.Module) and self.tree.body else None
         try:
-            findings = lint_source(source, self.codes, self.settings, tree=tree)
+            findings = lint_source(source, self.codes, {**self.settings, PATH_SETTING: self.filename}, tree=tree)
         except LintError as error:
             if tree is None:
                 return []  # flake8 reports the syntax error itself (E999)

@@ -32,7 +32,7 @@ from the same constants (see ``_Index``):
     TRAINING_LOOP  in such a loop that may take optimisation steps (keras.loop_is_training: a
               training method, ``strategy.run``, a call of a def of the module)
     REPEATED  LOOP, a def that may run once per event (facts/events.py ``repetition``), or a def
-              a call there may run, followed through calls (checks/reach.py)
+              a call there may run, followed through calls (the reach path of a rule)
     ANYWHERE  anywhere in the module
     OUTSIDE_WITH  a call anywhere but as the context expression of a ``with`` (which closes
               what it opens)

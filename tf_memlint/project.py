@@ -32,7 +32,8 @@ from typing import Any
 from tf_memlint.facts.functions import MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
                                    tf2_keras)
-from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, op_creating_name
+from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, SESSION_RUN_METHODS,
+                                      op_creating_name)
 from tf_memlint.gate import ModuleFacts
 from tf_memlint.names import MENTIONS_TF
 from tf_memlint.syntax import ast_dotted_name, ast_nodes
@@ -48,9 +49,9 @@ _NOT_PROJECT = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_dataset
                           "sklearn", "scipy", "pandas", "matplotlib", "torch", "absl", "six", "gym", "cv2",
                           "PIL", "flask", "fastapi", "django", "tqdm", "IPython", "official"}) | frozenset(getattr(sys, "stdlib_module_names", ()))
 # A module can only have an effect if its text has one of these (model builders and loaders,
-# predict, sessions, TF1 graph markers: ops count only in graph mode).
+# predict, sessions and their runs, TF1 graph markers: ops count only in graph mode).
 _GRAPH_WORDS = re.compile(rb"Session\(|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
-_EFFECT_WORDS = re.compile(rb"load_model|Sequential|Model\(|applications|model_from_|\.predict\(|Session\("
+_EFFECT_WORDS = re.compile(rb"load_model|Sequential|Model\(|applications|model_from_|\.predict\(|Session\(|sess(ion)?\.run\("
                            rb"|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
 _EAGER_OFF = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
 
@@ -157,7 +158,7 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
             if call.func.attr == "predict" and call.args and isinstance(receiver, ast.Name) \
                     and receiver.id in module.globals_models and _predict_builds_per_call(module):
                 effects.setdefault(PREDICT, (what, ()))
-            if call.func.attr == "run" and isinstance(receiver, ast.Name) and SESSION_NAME(receiver.id):
+            if call.func.attr in SESSION_RUN_METHODS and _names_session(receiver):
                 effects.setdefault(RUNS_SESSION, (what, ()))
     held = module.model_attrs.get(owner, set()) if owner else set()
     if held and PREDICT not in effects and _predict_builds_per_call(module):
@@ -174,6 +175,15 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
                 and module.canonical(node.value.func) in SESSION_CLASSES and not closes:
             effects.setdefault(RETURNS_SESSION, ((ast_dotted_name(node.value.func) or "Session") + "()", ()))
     return effects
+
+
+def _names_session(receiver: ast.AST) -> bool:
+    """``sess``, ``self.sess``, ``self.session``: spelled like a session, as facts/sessions.py
+    ``is_session`` reads a name or a ``self`` attribute whose binding it cannot see."""
+    if isinstance(receiver, ast.Name):
+        return bool(SESSION_NAME(receiver.id))
+    return (isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name)
+            and receiver.value.id == "self" and bool(SESSION_NAME(receiver.attr)))
 
 
 def _predict_builds_per_call(module: _Module) -> bool:

@@ -49,7 +49,8 @@ def _json_finding(result: FileResult, finding: Diagnostic, rules: dict, url_base
             "line": cell.line if cell else finding.line, "column": (cell.col if cell else finding.col) + 1,
             "code": finding.code,
             "name": rules[finding.code].name if finding.code in rules else finding.code,
-            "message": one_line(finding.message),
+            "message": one_line(finding.message), "confidence": finding.confidence,
+            "evidence": finding.evidence, "cost": finding.cost,
             "url": rule_url(finding.code, url_base) if finding.code in rules else None}
 
 

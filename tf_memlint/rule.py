@@ -26,10 +26,12 @@ facts it uses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import libcst as cst
+
+from tf_memlint.evidence import ONCE_HERE, Evidence, Repetition, evidence_at
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -41,6 +43,11 @@ class Diagnostic:
     col: int  # 0-based, as flake8 expects from a plugin (it prints col + 1)
     code: str
     message: str  # without the code
+    # The grade (grading.py), which says how sure and how costly the finding is; not part of
+    # its identity, so the same finding graded differently is still one finding.
+    confidence: str = field(default="high", compare=False)
+    cost: "str | None" = field(default=None, compare=False)
+    evidence: "str | None" = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.code} {self.message}"
@@ -66,14 +73,28 @@ class Rule:
     # function summaries): the command builds the project's tables (project.py) only when an
     # enabled rule says so, since building them means reading every file given.
     reaches_across_modules: ClassVar[bool] = False
+    # The confidence of a finding whose place does not repeat (grading.py): the rule's own
+    # precondition is then the only evidence. "high" for a rule whose harm is read off the code
+    # where it stands (a size, an unrolled bound), "low" for one whose harm is repetition.
+    once_confidence: ClassVar[str] = "low"
+    # False when the harm does not grow with how often the place runs (a constant's size): the
+    # finding is then graded as if its place ran once.
+    repeats_with_place: ClassVar[bool] = True
 
     def __init__(self, context: TFContext, settings: dict[str, Any]) -> None:
         self.context = context
         self.settings = {name: settings.get(name, default) for name, (default, _) in self.options.items()}
-        self.findings: list[tuple[cst.CSTNode, str]] = []
+        self.findings: list[tuple[cst.CSTNode, str, Evidence]] = []
 
-    def report(self, node: cst.CSTNode, message: str) -> None:
-        self.findings.append((node, message))
+    def report(self, node: cst.CSTNode, message: str, repetition: Repetition | None = None,
+               once_confidence: str | None = None) -> None:
+        """Report ``node``. The evidence is read from the walk position now (the loops open
+        around the node, its function, the process); ``repetition``: the rule knows better how
+        often the harm repeats (an unrolled loop's bound, a size), and says so; ``once_confidence``:
+        this finding's own precondition grades it otherwise than the rule's default."""
+        if repetition is None and not self.repeats_with_place:
+            repetition = ONCE_HERE
+        self.findings.append((node, message, evidence_at(self.context, node, repetition, once_confidence)))
 
 
 _REGISTRY: dict[str, type[Rule]] = {}

@@ -89,6 +89,9 @@ def _line_text(path: str, line: int, cache: dict[str, list[str]]) -> str:
     return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
+_RANK = {"high": 90.0, "medium": 60.0, "low": 30.0}
+
+
 def as_sarif(results: list[FileResult], root: Path | None = None, url_base: str | None = None) -> str:
     root = project_root(root)
     rules = all_rules()
@@ -110,7 +113,10 @@ def as_sarif(results: list[FileResult], root: Path | None = None, url_base: str 
             digest = hashlib.sha256(f"{key}\0{occurrence}".encode("utf-8", "surrogatepass")).hexdigest()
             entry: dict[str, Any] = {
                 "ruleId": finding.code,
-                "level": "warning",
+                # Confidence as SARIF's rank (0-100, how sure) and level (a low-confidence
+                # finding is a note, not a warning).
+                "level": "note" if finding.confidence == "low" else "warning",
+                "rank": _RANK[finding.confidence],
                 "message": {"text": " ".join(finding.message.split())},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": artifact,
@@ -118,10 +124,12 @@ def as_sarif(results: list[FileResult], root: Path | None = None, url_base: str 
                 }}],
                 "partialFingerprints": {FINGERPRINT: digest[:32]},
             }
+            entry["properties"] = {"confidence": finding.confidence, "evidence": finding.evidence,
+                                   "projectedCost": finding.cost}
             if cell is not None:
                 entry["locations"][0]["message"] = {"text": f"{cell}"}
-                entry["properties"] = {"notebookCell": cell.cell, "cellLine": cell.line,
-                                       "cellColumn": cell.col + 1}
+                entry["properties"].update({"notebookCell": cell.cell, "cellLine": cell.line,
+                                            "cellColumn": cell.col + 1})
             if finding.code in index:
                 entry["ruleIndex"] = index[finding.code]
             sarif_results.append(entry)

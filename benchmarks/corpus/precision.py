@@ -49,7 +49,7 @@ def _key(finding: dict) -> tuple[str, str, int]:
     return finding["code"], str(Path(*parts[start:])), finding["line"]
 
 
-# The message names a call chain, a request or another object (checks/reach.py's wording).
+# The message names a call chain, a request or another object (the wording of the rules' reach paths).
 _REACH_WORDS = (" via ", "per request", "per batch", "held by another object")
 
 

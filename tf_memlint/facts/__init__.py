@@ -7,7 +7,9 @@
     context.tracing    tracing.py    what TensorFlow traces, tf.function bindings, retracing,
                                      loops in traced code
     context.functions  functions.py  what a function of this module does, followed through its
-                                     calls: the home of per-function summaries (issue 8, part 2)
+                                     calls: the home of per-function summaries
+                       repetition.py how often a place runs (loops of known size, repeated
+                                     scopes): asked by every rule that judges repetition
 
 A fact module is built once per linted module, from the core context (``tf_memlint.context``) and
 the pre-pass results it needs; it asks the core for names, bindings, kinds and trip counts, and

@@ -39,7 +39,7 @@ BATCH_HOOKS = frozenset({"on_batch_begin", "on_batch_end", "on_train_batch_begin
                          "on_test_batch_begin", "on_test_batch_end", "on_predict_batch_begin",
                          "on_predict_batch_end"})
 EPOCH_HOOKS = frozenset({"on_epoch_begin", "on_epoch_end"})
-# Gate words: a module with none of these has no repeated scope (see checks/reach.py).
+# Gate words: a module with none of these has no repeated scope (see facts/repetition.py).
 EVENT_WORDS = ROUTE_DECORATORS | BATCH_HOOKS | EPOCH_HOOKS | {"Servicer", "request"} | VIEW_BASES
 
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import libcst as cst
 
 from tf_memlint.syntax import all_params, code_of, dotted_name, is_self_attribute
+from tf_memlint.walk import children
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -84,6 +85,7 @@ class FunctionFacts:
             if isinstance(node, cst.FunctionDef):
                 self.definitions.setdefault(node.name.value, node)
         self._reaches: dict[tuple[int, str], bool] = {}
+        self._sites: dict[int, list] | None = None
 
     def definition(self, name: str) -> cst.FunctionDef | None:
         """The def named ``name`` in this module (the first one, at any depth), if any."""
@@ -512,6 +514,41 @@ class FunctionFacts:
                     found = True
             self._possible[kind] = found
         return found
+
+    # Who calls a def --------------------------------------------------------------------------
+    def call_sites(self, definition: cst.FunctionDef) -> list[tuple[cst.CSTNode, list, cst.FunctionDef | None]]:
+        """Where this module runs ``definition``: (the call, the loops open around it in its own
+        function, the def it is in or None at module level). A method or function handed as a
+        ``*callback*`` argument (``minimize(step_callback=self._on_step)``) counts as called there,
+        the argument standing for the call."""
+        if self._sites is None:
+            self._sites = {}
+            context = self.context
+            owners: list[cst.CSTNode] = [context.module] + [n for n in context.scopes if isinstance(n, cst.FunctionDef)]
+            for owner in owners:
+                where = owner if isinstance(owner, cst.FunctionDef) else None
+                stack: list[tuple[cst.CSTNode, tuple]] = [(child, ()) for child in reversed(children(owner))]
+                while stack:
+                    node, loops = stack.pop()
+                    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                        continue
+                    if isinstance(node, cst.Call):
+                        self._add_site(node, node, loops, where)
+                        for arg in node.args:
+                            if arg.keyword is not None and "callback" in arg.keyword.value \
+                                    and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                                self._add_site(cst.Call(func=arg.value), arg, loops, where)
+                    inner = loops + (node,) if isinstance(node, (cst.For, cst.While)) else loops
+                    stack.extend((child, inner) for child in reversed(children(node)))
+        return self._sites.get(id(definition), [])
+
+    def _add_site(self, call: cst.Call, site: cst.CSTNode, loops: tuple, where: cst.FunctionDef | None) -> None:
+        try:
+            target = self.resolve(call, where)
+        except KeyError:  # a def outside this module's scopes
+            return
+        if target is not None:
+            self._sites.setdefault(id(target[1]), []).append((site, list(loops), where))  # type: ignore[union-attr]
 
     # The question rules ask at a call site ---------------------------------------------------
     def reach(self, call: cst.Call, kind: str) -> tuple[str, Witness] | None:

@@ -349,6 +349,14 @@ class KerasFacts:
                 return True
         return False
 
+    def same_model_loops(self, receiver: cst.BaseExpression, loops: list) -> list:
+        """The loops around a call on ``receiver`` that do not (re)bind the model: it is the same
+        model on every one of their iterations."""
+        value = self.context.value_of(receiver, AT_POINT)
+        if value is None:
+            return []
+        return [loop for loop in loops if not any(value is n for n in self.context.nodes_in(loop))]
+
     def names_changing_in(self, loop: cst.For | cst.While) -> set[str]:
         """Names the loop rebinds on each iteration: its target and every name assigned in it."""
         cached = self._changing.get(id(loop))

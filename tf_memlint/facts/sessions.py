@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tf_memlint.facts.functions import FunctionFacts
+from tf_memlint.facts.functions import OPS, FunctionFacts
 from tf_memlint.scopes import AT_POINT
+from tf_memlint.syntax import Kind, code_of
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -65,6 +66,7 @@ NON_OP_FUNCTIONS = frozenset({
     "get_global_step", "function", "enable_resource_variables", "disable_resource_variables",
     "set_verbosity", "TensorShape", "import_meta_graph_def", "assert_same_float_dtype",
 })
+_VARIABLE_CLASSES = frozenset({"tensorflow.Variable", "tensorflow.get_variable"})
 OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
 # Only calls of names under this one add operations (``op_creating_name``; TFM202's gate too).
 OP_NAMESPACE = "tensorflow"
@@ -108,6 +110,9 @@ class SessionFacts:
             if name in SESSION_CLASSES or name in SESSION_FACTORIES:
                 return True
             func = expr.func
+            if name is None and isinstance(func, (cst.Name, cst.Attribute)) and SESSION_NAME(
+                    func.value if isinstance(func, cst.Name) else func.attr.value):
+                return True  # a project's own accessor: model.enquire_session(), get_session()
             return (isinstance(func, cst.Attribute) and func.attr.value in ("as_default", "managed_session")
                     and (func.attr.value == "managed_session" or self.is_session(func.value, _depth + 1)))
         if isinstance(expr, cst.Name) or (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
@@ -119,11 +124,15 @@ class SessionFacts:
         return False
 
     def is_session_run(self, node: cst.CSTNode) -> bool:
-        """``sess.run(...)``, ``sess.partial_run(...)``, ``op.run(feed_dict=...)``, ``t.eval(session=s)``."""
+        """``sess.run(...)``, ``sess.partial_run(...)``, ``op.run(feed_dict=...)``, ``t.eval(session=s)``,
+        and ``t.eval()`` in the default session when ``t`` is known to be a graph tensor
+        (``tf.argmax(y, 1).eval()``: ``model.eval()`` of other libraries is not)."""
         if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
             return False
         method = node.func.attr.value
         if method in SESSION_RUN_METHODS and self.is_session(node.func.value):
+            return True
+        if method == "eval" and self.is_graph_tensor(node.func.value):
             return True
         return method in FEED_RUN_METHODS and any(
             a.keyword is not None and a.keyword.value in ("feed_dict", "session") for a in node.args)
@@ -147,6 +156,50 @@ class SessionFacts:
             built_by = (context.call_name(optimizer) or "") if optimizer is not None else ""
             return built_by.startswith("tensorflow.train.") and built_by.endswith("Optimizer")
         return False
+
+    def is_graph_tensor(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is known to be a graph tensor or variable: a TF op's result, a ``tf.Variable``,
+        an arithmetic of those (names through their one binding)."""
+        context = self.context
+        if context.value_kind(expr) is Kind.TENSOR:
+            return True
+        value = context.value_of(expr) if isinstance(expr, cst.Name) else expr
+        return isinstance(value, cst.Call) and context.call_name(value) in _VARIABLE_CLASSES
+
+    def ops_in_fetch(self, run: cst.Call, follow_calls: bool = True) -> list[tuple[cst.CSTNode, str]]:
+        """Expressions in the fetches of session run call ``run`` that build new ops each time they
+        are evaluated: a TF op call (``sess.run(tf.argmax(y, 1))``), an operator or a slice applied
+        to a graph tensor (``sess.run(-product)``, ``sess.run(t[0])``), and, when
+        ``follow_calls``, a call of a function of the project that adds ops
+        (``sess.run(model.get_cost())``). Each with the words a message names it by."""
+        found: list[tuple[cst.CSTNode, str]] = []
+        stack = list(reversed(fetches_of(run)))
+        while stack:
+            expr = stack.pop()
+            if isinstance(expr, cst.Call):
+                if self.creates_graph_ops(expr):
+                    found.append((expr, code_of(expr.func) + "()"))
+                elif follow_calls and self.context.functions.reach(expr, OPS) is not None:
+                    found.append((expr, code_of(expr.func) + "()"))
+                elif isinstance(expr.func, cst.Name) and expr.func.value in ("list", "tuple", "dict"):
+                    stack.extend(reversed([a.value for a in expr.args]))
+            elif isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+                stack.extend(reversed([e.value for e in expr.elements]))
+            elif isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+                stack.append(expr.elt)  # [tf.assign(t, e) for t, e in zip(targets, sources)]
+            elif isinstance(expr, cst.Dict):
+                stack.extend(reversed([e.value for e in expr.elements if isinstance(e, cst.DictElement)]))
+            elif isinstance(expr, cst.Attribute) and expr.attr.value in ("op", "values", "indices"):
+                stack.append(expr.value)  # tf.assign_add(step, 1).op
+            elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, _TENSOR_UNARY) \
+                    and self.is_graph_tensor(expr.expression):
+                found.append((expr, code_of(expr)))
+            elif isinstance(expr, cst.BinaryOperation) and (
+                    self.is_graph_tensor(expr.left) or self.is_graph_tensor(expr.right)):
+                found.append((expr, code_of(expr)))
+            elif isinstance(expr, cst.Subscript) and self.is_graph_tensor(expr.value):
+                found.append((expr, code_of(expr)))
+        return found
 
     def resets_graph(self, node: cst.CSTNode) -> bool:
         """``tf.reset_default_graph()``, ``clear_session()``, or a local helper that calls one."""
@@ -183,3 +236,34 @@ class SessionFacts:
                 return False
             graph = value
         return context.call_name(graph) == "tensorflow.Graph"
+
+
+# Initializers run once by design: `sess.run(tf.global_variables_initializer())` outside a loop is
+# set-up, not growth.
+INITIALIZER_SUFFIXES = ("initializer", "initialize_all_variables", "initialize_variables",
+                        "initialize_local_variables")
+# Operators that TensorFlow overloads on a tensor: each use builds a new op.
+_TENSOR_UNARY = (cst.Minus, cst.BitInvert)
+
+
+def is_initializer(name: str | None) -> bool:
+    return bool(name) and name.rsplit(".", 1)[-1].endswith(INITIALIZER_SUFFIXES)  # type: ignore[union-attr]
+
+
+def fetches_of(run: cst.Call) -> list[cst.BaseExpression]:
+    """What a session run call evaluates: ``sess.run(fetches, ...)`` (``fetches=``),
+    ``sess.partial_run(handle, fetches)``, and the receiver of ``t.eval(...)`` / ``op.run(...)``."""
+    func = run.func
+    if not isinstance(func, cst.Attribute):
+        return []
+    method = func.attr.value
+    if method == "eval" or (method == "run" and not run.args) or (
+            method == "run" and all(a.keyword is not None and a.keyword.value in ("feed_dict", "session")
+                                    for a in run.args)):
+        return [func.value]
+    keyword = next((a.value for a in run.args if a.keyword is not None and a.keyword.value == "fetches"), None)
+    if keyword is not None:
+        return [keyword]
+    positional = [a.value for a in run.args if a.keyword is None and not a.star]
+    index = 1 if method == "partial_run" else 0
+    return [positional[index]] if len(positional) > index else []

@@ -131,6 +131,9 @@ class Claim:
     premises: list[Check] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
     requires: tuple = ()  # names from REQUIREMENTS: what the machine must have to measure it
+    # What one repetition of the rule's pattern is ("model", "call"): the bad fixture's slope per
+    # size step is then the rule's unit cost, which findings project (grading.py).
+    unit_cost: str = ""
 
     @property
     def deterministic(self) -> bool:
@@ -322,7 +325,7 @@ def _check(table, where: str, *, premise: bool, claim_signal: str) -> Check:
 CLAIM_KEYS = {"id", "statement", "signal", "sizes", "bad", "good", "check", "premise", "expect",
               "kind", "repeats", "max_repeats", "warmup", "timeout_s", "memory_limit_mib",
               "inter_op_threads", "intra_op_threads", "size_name", "unit", "notes", "quote",
-              "default_premises", "requires"}
+              "default_premises", "requires", "unit_cost"}
 
 
 def _tables(value, key: str, where: str) -> list:
@@ -444,7 +447,7 @@ def _claim(table, default_id: str, source: Path, roots: list[Path], kind: str) -
     inter, intra = (_number(table, k, where, integer=True, minimum=1) if k in table else None
                     for k in ("inter_op_threads", "intra_op_threads"))
     texts = {k: (_string(table, k, where) if k in table else None)
-             for k in ("size_name", "unit", "notes", "quote")}
+             for k in ("size_name", "unit", "notes", "quote", "unit_cost")}
     if texts["quote"]:
         _check_quote(texts["quote"], where)
     use_default = table.get("default_premises", True)
@@ -478,7 +481,7 @@ def _claim(table, default_id: str, source: Path, roots: list[Path], kind: str) -
         intra_op_threads=intra, size_name=texts["size_name"] or "n",
         unit=texts["unit"] if texts["unit"] is not None else SIGNALS[signal][0],
         notes=(texts["notes"] or "").strip(), quote=(texts["quote"] or "").strip(), premises=premises,
-        requires=requires,
+        requires=requires, unit_cost=texts["unit_cost"] or "",
     )
 
 

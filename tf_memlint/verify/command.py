@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import shlex
 import signal
@@ -51,11 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--update-pages", action="store_true",
                    help="rewrite the 'Measured by `tf-memlint verify ID`' paragraph of each claim's "
                         "page with the figures just measured (claims with a 'quote')")
+    p.add_argument("--costs", type=Path, metavar="FILE",
+                   help="write the unit costs of the claims that declare one (unit_cost) to FILE, "
+                        "as JSON: the table findings project their cost from (tf_memlint/unit_costs.json)")
     p.add_argument("--no-fork", action="store_true",
                    help="start a new Python interpreter for every measurement (slower: each one "
                         "imports TensorFlow) instead of forking it from one that already did")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--list", action="store_true", help="list the claims and exit, running nothing")
+    p.add_argument("--fixes", action="store_true",
+                   help="measure each rule's fix instead: the claim with the bad fixture, fixed by "
+                        "`tf-memlint --fix --unsafe-fixes`, in place of the good fixture (ids <claim>-fix)")
     return p
 
 
@@ -94,6 +101,10 @@ def run(argv: list[str]) -> int:
     for w in found.warnings:
         print(f"tf-memlint verify: warning: {w}", file=sys.stderr)
     claims = select(found.claims, args.codes)
+    if args.fixes:
+        from tf_memlint.fixes.measure import fixed_claims
+
+        claims = fixed_claims(claims)
     if not claims:
         print("tf-memlint verify: no claim matches " + (" ".join(args.codes) or "(none found)"),
               file=sys.stderr)
@@ -162,6 +173,11 @@ def run(argv: list[str]) -> int:
         sys.stdout.write(text)
     if args.update_pages:
         _update_pages(results, args)
+    if args.costs:
+        from .report import unit_costs
+
+        args.costs.write_text(json.dumps(unit_costs(results, cmd), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        print(f"tf-memlint verify: unit costs written to {args.costs}", file=sys.stderr)
     return 0 if all(r.as_expected for r in results) else 1
 
 

@@ -479,3 +479,23 @@ def update_page(page_text: str, r: ClaimResult, evidence_link: str) -> tuple[str
         if m.group("id") == r.claim.id:
             return page_text[:m.start()] + new + page_text[m.end():], True
     return page_text, False
+
+
+def unit_costs(results: list[ClaimResult], command: str = "") -> dict:
+    """The unit cost of each rule whose claim declares one and was CONFIRMED: the bad fixture's
+    least-squares slope per size step, in the signal's unit, with the figure the rule's page quotes
+    (``{bad_slope}``), so the page, a finding's message and the measurement say the same."""
+    rules = {}
+    for r in results:
+        c = r.claim
+        if isinstance(c, BrokenClaim) or not c.unit_cost or r.verdict != "CONFIRMED":
+            continue
+        bad = r.series["bad"]
+        if len(c.sizes) < 2 or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in bad):
+            continue
+        value = slope(c.sizes, bad)
+        unit = {"s": "seconds"}.get(c.unit, c.unit)
+        rules[c.id.split("-", 1)[0]] = {"claim": c.id, "unit": unit, "per": c.unit_cost,
+                                         "value": value, "quoted": _human(value, c.unit)}
+    return {"command": command, "tensorflow": tf_version(results), "machine": machine(),
+            "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "rules": rules}

@@ -1,0 +1,144 @@
+"""Every finding is graded by its evidence (evidence.py) and its projected cost (grading.py).
+
+These tests lint small programs through the command's path and check the grade and the words
+the message gives, one evidence kind at a time; each has a look-alike that must grade otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import FIXTURES, REPO, expectations
+from tf_memlint.files import lint_file
+from tf_memlint.grading import unit_costs
+from tf_memlint.resources import rule_page
+from tf_memlint.rule import all_rules
+
+PREDICT = """\
+import numpy as np
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+{loop}
+    frame = np.random.rand(1, 4)
+    model.predict(frame)
+"""
+
+
+def _graded(lint, source, code, **settings):
+    found = [d for d in lint(source, **settings) if d.code == code]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize("loop, confidence, words", [
+    ("while True:", "high", "unbounded: while True"),
+    ("for step in range(100000):", "high", "100,000 iterations (range(100000))"),
+    ("for image in images:", "medium", "per item: images"),  # a collection of unknown size
+    ("for batch in dataset:", "high", "per item: dataset"),
+    ("for epoch in range(epochs):", "high", "per step: range(epochs)"),
+    ("for k in range(num_models):", "medium", "unknown: range(num_models)"),
+])
+def test_repetition_sets_the_grade(lint, loop, confidence, words):
+    source = PREDICT.format(loop=loop)
+    if "images" in loop:
+        source = source.replace("model = ", "images = load_images()\nmodel = ")
+    if "dataset" in loop:
+        source = source.replace("model = ", "dataset = tf.data.Dataset.range(10**6).map(tf.sin)\nmodel = ")
+    finding = _graded(lint, source, "TFM404")
+    assert finding.confidence == confidence
+    assert finding.evidence.startswith(words), finding.evidence
+    assert f"[{words}" in finding.message
+
+
+def test_a_projected_cost_below_the_threshold_grades_low(lint):
+    if "TFM404" not in unit_costs():
+        pytest.skip("no unit cost measured for TFM404")
+    few = _graded(lint, PREDICT.format(loop="for i in range(12):"), "TFM404")
+    many = _graded(lint, PREDICT.format(loop="for i in range(5000):"), "TFM404")
+    assert few.confidence == "low" and many.confidence == "high"
+    assert many.cost.startswith("at least ~") and "over 5,000 calls" in many.cost
+    # the threshold is a setting: lower it and the short loop counts
+    cheap = _graded(lint, PREDICT.format(loop="for i in range(12):"), "TFM404", min_time_cost=1)
+    assert cheap.confidence == "high"
+
+
+def test_test_code_grades_low(lint, tmp_path):
+    source = PREDICT.format(loop="while True:")
+    in_test_function = source.replace("while True:", "def test_serving():\n  while True:").replace(
+        "\n    frame", "\n      frame").replace("\n    model.predict", "\n      model.predict")
+    assert _graded(lint, in_test_function, "TFM404").confidence == "low"
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "serve_check.py").write_text(source)
+    result = lint_file(str(tests / "serve_check.py"), ["TFM404"], {"confidence": "low"})
+    assert [d.confidence for d in result.findings] == ["low"]
+    assert "test code (test file)" in result.findings[0].message
+
+
+def test_a_request_handler_repeats_per_request(lint):
+    source = """\
+import flask
+import tensorflow as tf
+
+app = flask.Flask(__name__)
+model = tf.keras.models.load_model("m.h5")
+
+
+@app.route("/predict", methods=["POST"])
+def predict():
+    return str(model.predict(flask.request.json["x"]))
+"""
+    finding = _graded(lint, source, "TFM404")
+    assert finding.confidence == "high"
+    assert finding.evidence.startswith("per request: predict() handles requests")
+
+
+def test_the_default_shows_high_only_and_confidence_shows_more(lint):
+    source = PREDICT.format(loop="for k in range(num_models):")
+    assert [d for d in lint(source, confidence="high") if d.code == "TFM404"] == []
+    assert [d.confidence for d in lint(source, confidence="medium") if d.code == "TFM404"] == ["medium"]
+
+
+def test_the_seed_articles_examples_are_reported_by_default():
+    """The five founding patterns' examples (fixtures/seeds) at the default settings; the myths
+    among them stay silent."""
+    seeds = sorted((FIXTURES / "seeds").glob("*.py"))
+    assert seeds
+    for path in seeds:
+        result = lint_file(str(path), [c for c, r in all_rules().items() if r.default_enabled], {})
+        found = {(d.line, d.code) for d in result.findings}
+        assert found == {(line, code) for line, code, _ in expectations(path)}, path
+
+
+def test_unit_costs_are_the_figures_the_pages_quote():
+    """grading's table is written by the evidence run (verify --costs): each rule's unit cost is
+    its claim's bad slope, and the rule's page quotes the same figure from the same run."""
+    table = unit_costs()
+    assert table, "tf_memlint/unit_costs.json is missing: run verify --costs"
+    for code, cost in table.items():
+        assert code in all_rules()
+        assert cost["value"] > 0 and cost["per"]
+        page = rule_page(code).read_text(encoding="utf-8")
+        assert f'unit_cost = "{cost["per"]}"' in page, code
+        measured = re.search(rf"Measured by `tf-memlint verify {re.escape(cost['claim'])}`[^\n]*", page)
+        assert measured and cost["quoted"] in measured.group(0), (code, cost["quoted"])
+
+
+def test_json_and_sarif_carry_the_grade(tmp_path):
+    path = tmp_path / "serve.py"
+    path.write_text(PREDICT.format(loop="while True:"))
+    out = subprocess.run([sys.executable, "-m", "tf_memlint", str(path), "--isolated", "--format", "json"],
+                         capture_output=True, text=True, cwd=REPO)
+    finding = json.loads(out.stdout)["findings"][0]
+    assert finding["confidence"] == "high" and finding["evidence"] == "unbounded: while True"
+    out = subprocess.run([sys.executable, "-m", "tf_memlint", str(path), "--isolated", "--format", "sarif"],
+                         capture_output=True, text=True, cwd=REPO)
+    result = json.loads(out.stdout)["runs"][0]["results"][0]
+    assert result["rank"] == 90.0 and result["level"] == "warning"
+    assert result["properties"]["confidence"] == "high"

@@ -1,0 +1,118 @@
+"""TFM105 tf-function-created-in-loop: tf.function created inside a loop, traced again every iteration."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tf_memlint.context import TRACED_SCOPE
+from tf_memlint.syntax import target_names
+from tf_memlint.rule import Rule, register
+from tf_memlint.walk import walk
+
+
+@register
+class TfFunctionCreatedInLoop(Rule):
+    """``tf.function(...)`` or a ``@tf.function`` def inside a loop body.
+
+    Bad::
+
+        for batch in batches:
+            step = tf.function(normalise)    # a new function, traced again, every iteration
+            out = step(batch)
+
+    Good::
+
+        step = tf.function(normalise)        # created (and traced) once
+        for batch in batches:
+            out = step(batch)
+    """
+
+    code = "TFM105"
+
+    name = "tf-function-created-in-loop"
+    summary = "tf.function created inside a loop is traced again on every iteration"
+    triggers = TRACED_SCOPE  # tf.function in a loop
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        self._decorators: set[int] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        decorator = self.context.tracing.tf_function_decorator(node)
+        if decorator is None:
+            return
+        self._decorators.add(id(decorator))
+        frames = self.context.frames  # the def's own frame is already pushed
+        loops = frames[-2].loops if len(frames) > 1 else self.context.module_loops
+        if not loops:
+            return
+        own = self.context.scopes[node]
+        varying = {name for name in _names_bound_in(loops) if not own.binds(name)} - {node.name.value}
+        if _mentions(node.body, varying):
+            return  # closes over a value of this iteration: a different function each time
+        self.report(node.name, f"@tf.function def {node.name.value} inside a loop creates a new "
+                               f"function that is traced again on every iteration; define it once "
+                               f"before the loop and pass what changes as tensor arguments")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        loops = self.context.open_loops
+        if loops and self.context.tracing.is_tf_function_call(node.func):
+            # tf.function(f)(jd, ...) with a value bound in the loop: if that value is a Python
+            # object (a model, a distribution), it retraces even when hoisted; nothing to gain.
+            if any(_mentions(arg.value, _names_bound_in(loops)) for arg in node.args):
+                self._decorators.add(id(node.func))
+        if id(node) in self._decorators or not self.context.tracing.is_tf_function_call(node):
+            return
+        if not loops:
+            return
+        wrapped = node.args[0].value if node.args else None
+        if wrapped is not None and _mentions(wrapped, _names_bound_in(loops)):
+            return  # a different function every iteration (tf.function(model.call) for each model)
+        self.report(node, "tf.function(...) inside a loop creates a new function that is traced again "
+                          "on every iteration; create it once before the loop")
+
+
+def _names_bound_in(loops: list[cst.For | cst.While]) -> set[str]:
+    names: set[str] = set()
+
+    class Binder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for target in node.targets:
+                names.update(target_names(target.target))
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            names.update(target_names(node.target))
+
+        def visit_For(self, node: cst.For) -> None:
+            names.update(target_names(node.target))
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                names.update(target_names(node.asname.name))
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            names.add(node.name.value)
+            return False
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    for loop in loops:
+        walk(loop, Binder())
+    return names
+
+
+def _mentions(expr: cst.BaseExpression, names: set[str]) -> bool:
+    found = False
+
+    class Finder(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            nonlocal found
+            found = found or node.value in names
+
+        def visit_Attribute(self, node: cst.Attribute) -> bool:
+            walk(node.value, self)  # the attribute name itself is not a variable
+            return False
+
+    walk(expr, Finder())
+    return found

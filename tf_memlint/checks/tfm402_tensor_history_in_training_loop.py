@@ -1,0 +1,140 @@
+"""TFM402 tensor-history-in-training-loop: tensors appended to a Python list across the steps of an eager
+training loop."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tf_memlint.context import AT_POINT
+from tf_memlint.facts.keras import TRAINING_TRIGGERS
+from tf_memlint.gate import TRAINING_LOOP, Inside
+from tf_memlint.rule import Rule, register
+from tf_memlint.syntax import code_of, dotted_name
+
+
+@register
+class TensorHistoryInTrainingLoop(Rule):
+    """Appending tensors to a Python list across the iterations of an eager training loop.
+
+    Bad::
+
+        losses = []
+        for x, y in dataset:
+            loss = train_step(x, y)   # a tf.function: returns a tensor
+            losses.append(loss)       # one more live tensor per step
+
+    Good::
+
+        losses = []
+        for x, y in dataset:
+            loss = train_step(x, y)
+            losses.append(float(loss))
+
+    Fires only when the appended value is proven a tensor (a TF op, a Keras loss or metric
+    result, ``tape.gradient``, the result of a ``tf.function`` or of calling a Keras model) and
+    the loop takes optimisation steps (``tape.gradient``, ``apply_gradients``, ``minimize``,
+    ``train_step``, ``train_on_batch``) and does not run a TF1 session.
+    """
+
+    code = "TFM402"
+    name = "tensor-history-in-training-loop"
+    summary = "tensors appended to a Python list across iterations of an eager training loop"
+    triggers = frozenset(".append&" + step for step in TRAINING_TRIGGERS)  # an append in a training loop
+    structure = Inside(TRAINING_LOOP, {".append"})
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "append"
+                and len(node.args) == 1 and node.args[0].keyword is None):
+            return
+        holder = _history_name(func.value)  # `losses` or, for `history["loss"]`, `history`
+        if holder is None:
+            return
+        context = self.context
+        if context.in_traced_function or context.sessions.builds_tf1_graph:
+            return  # traced code, or a TF1 graph (eager turned off): symbolic ops, not eager tensors
+        loops = context.loops_running(node)
+        if not loops:
+            return
+        history = context.value_of(holder, AT_POINT)
+        if not (_is_new_list(history) if holder is func.value else _is_new_dict_of_lists(history)):
+            return
+        growing = [loop for loop in loops
+                   if not any(history is n for n in context.nodes_in(loop))
+                   and context.keras.loop_is_training(loop) and not context.sessions.loop_runs_session(loop)]
+        if not growing or not context.keras.is_eager_tensor(node.args[0].value):
+            return
+        if all(_trains_only_in_nested_loop(context, loop, loops) for loop in growing) \
+                and _is_scalar(context, node.args[0].value):
+            return  # one scalar per epoch (a plotting history): bounded by the epochs, not the steps
+        if holder is func.value and context.keras.consumed_by_tf(holder.value):
+            return  # `tf.concat(history)` after the loop: the tensors are the point, not a history
+        value = code_of(node.args[0].value)
+        self.report(node, f"{code_of(func.value)}.append({value}) keeps one more tensor alive on every "
+                          f"iteration of the training loop; append float({value}) "
+                          f"(or {value}.numpy()) instead")
+
+
+_REDUCTIONS = frozenset(f"tensorflow.{ns}reduce_{op}" for ns in ("", "math.")
+                        for op in ("mean", "sum", "max", "min", "prod", "std", "variance", "all", "any"))
+
+
+def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0) -> bool:
+    """A scalar tensor: ``metric.result()``, ``tf.reduce_mean(x)`` without ``axis``, a name bound
+    to one, or a call of a local function whose every return is one."""
+    if _depth > 3:
+        return False
+    if isinstance(expr, cst.Name):
+        value = context.value_of(expr, AT_POINT)
+        return value is not None and value is not expr and _is_scalar(context, value, _depth + 1)
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "result" and not expr.args:
+        return True  # a Keras metric's running value
+    if context.call_name(expr) in _REDUCTIONS:
+        return len([a for a in expr.args if a.keyword is None]) == 1 and not any(
+            a.keyword is not None and a.keyword.value in ("axis", "reduction_indices") for a in expr.args)
+    if isinstance(func, cst.Name) and context.call_name(expr) is None:
+        definition = context.functions.definition(func.value)
+        if definition is None:
+            return False
+        returns = [n for n in context.nodes_in(definition.body) if isinstance(n, cst.Return)]
+        return bool(returns) and all(r.value is not None and _is_scalar(context, r.value, _depth + 1)
+                                     for r in returns)
+    return False
+
+
+def _trains_only_in_nested_loop(context, loop: cst.CSTNode, around: list) -> bool:
+    """``loop`` is an epoch loop: a loop nested in it (not one around the append) takes the steps."""
+    return any(isinstance(n, (cst.For, cst.While)) and not any(n is a for a in around)
+               and context.keras.loop_is_training(n) for n in context.nodes_in(loop))
+
+
+def _history_name(target: cst.BaseExpression) -> cst.Name | None:
+    """The name that holds the history: ``losses`` in ``losses.append``, ``history`` in
+    ``history["loss"].append`` (a dict of lists keyed by a string literal)."""
+    if isinstance(target, cst.Name):
+        return target
+    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1 \
+            and isinstance(target.slice[0].slice, cst.Index) \
+            and isinstance(target.slice[0].slice.value, cst.SimpleString):
+        return target.value
+    return None
+
+
+def _is_new_dict_of_lists(expr: cst.BaseExpression | None) -> bool:
+    """``{"loss": [], "acc": []}`` or ``collections.defaultdict(list)``: a dict whose values are
+    new lists (what ``history["loss"].append`` appends to)."""
+    if isinstance(expr, cst.Dict):
+        return bool(expr.elements) and all(isinstance(e, cst.DictElement) and _is_new_list(e.value)
+                                           for e in expr.elements)
+    return isinstance(expr, cst.Call) and dotted_name(expr.func) in ("collections.defaultdict", "defaultdict") \
+        and len(expr.args) == 1 and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "list"
+
+
+def _is_new_list(expr: cst.BaseExpression | None) -> bool:
+    if isinstance(expr, cst.List):
+        return True
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "list" \
+        and not expr.args

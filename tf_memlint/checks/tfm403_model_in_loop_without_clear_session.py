@@ -1,0 +1,137 @@
+"""TFM403 model-in-loop-without-clear-session: a Keras model built or loaded per iteration (or per request
+or callback event) without clear_session()."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tf_memlint.facts.functions import MODEL
+from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
+from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
+                                         runs_fewer_than_counting_splitters, where_repeated)
+from tf_memlint.gate import REPEATED, Inside
+from tf_memlint.rule import Rule, register
+from tf_memlint.syntax import code_of
+
+
+@register
+class ModelInLoopWithoutClearSession(Rule):
+    """Building or loading a Keras model on every iteration of a loop without ``clear_session()``.
+
+    Bad::
+
+        for units in candidate_units:          # a hyper-parameter search
+            model = keras.Sequential([keras.layers.Dense(units), keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+            model.fit(x, y, epochs=1)
+
+    Good::
+
+        for units in candidate_units:
+            keras.backend.clear_session()
+            model = keras.Sequential([keras.layers.Dense(units), keras.layers.Dense(1)])
+            model.compile("adam", "mse")
+            model.fit(x, y, epochs=1)
+
+    ``clear_session()`` frees what building a model leaves in Keras's global state; it does not
+    stop the memory that compile+fit leaks per model (measured: still about 3.8 MiB each).
+    Silent when each model is kept on purpose (appended to a list: an ensemble), for sub-models
+    composed inside a Keras class, and for loops known to run fewer than
+    ``model_loop_min_iterations`` times.
+    """
+
+    code = "TFM403"
+    reaches_across_modules = True  # its reach path: _model_reach
+
+    name = "model-in-loop-without-clear-session"
+    summary = "Keras model built or loaded in a loop with no keras.backend.clear_session()"
+    triggers = MODEL_BUILD_TRIGGERS
+    # a build in a loop or a request/batch handler, or in a function one calls (_model_reach),
+    # or, in the command, a call there of another module's function that builds one
+    structure = Inside(REPEATED, MODEL_BUILD_TRIGGERS | {MODEL})
+    options = {
+        "model_loop_min_iterations": (
+            10, "loops known to run fewer times than this (e.g. over a 3-item list) are not reported"),
+    }
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        self._reach_places: set[int] = set()  # loops and handlers reported through a call
+
+    def visit_Call(self, node: cst.Call) -> None:
+        context = self.context
+        if context.in_traced_function or not context.keras.is_model_build(node):
+            _model_reach(self, node)  # a function that builds one, called per iteration/request
+            return
+        loops = context.loops_running(node)
+        if not loops:
+            _model_in_handler(self, node)  # per request / per batch (facts/events.py)
+            return
+        if any(context.keras.loop_clears_session(loop) for loop in loops):
+            return
+        if runs_fewer_than_counting_splitters(context, loops, self.settings["model_loop_min_iterations"]):
+            return
+        owner = context.enclosing_class
+        if owner is not None and owner.name.value in context.keras.layer_classes:
+            return  # sub-models composed in a Keras model's __init__
+        if context.keras.is_kept(node, loops[-1]):
+            return  # an ensemble: every model is meant to stay alive
+        self.report(node, f"{code_of(node.func)}() builds a Keras model on every iteration without "
+                          f"keras.backend.clear_session(): each model's state stays alive; call "
+                          f"clear_session() at the top of the loop (it does not stop the compile+fit leak)")
+
+
+# The reach path: a call of a function that builds or loads a model, and a model built in a
+# request handler or a callback hook.
+def _model_reach(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:
+    """A call whose function builds or loads a Keras model, run per iteration/request."""
+    context = rule.context
+    if not context.functions.possible(MODEL) or context.keras.is_model_build(node):
+        return  # the rule's own test covers factories that return a model
+    place = where_repeated(context, node)
+    if place is None:
+        return
+    found = context.functions.reach(node, MODEL)
+    if found is None:
+        return
+    where, per = place
+    loops = context.loops_running(node)
+    if loops and (any(context.keras.loop_clears_session(loop) for loop in loops)
+                  or open_loops_run_fewer_than(context, rule.settings["model_loop_min_iterations"])
+                  or context.keras.is_kept(node, loops[-1])):
+        return
+    if not loops and any(context.keras.clears_session(c) for c in context.calls_in(where)):
+        return
+    owner = context.enclosing_class
+    if owner is not None and owner.name.value in context.keras.layer_classes:
+        return
+    if not first_time(rule._reach_places, where):
+        return
+    label, witness = found
+    chain = context.functions.describe(witness)
+    if loops:
+        advice = "build it once before the loop, or call clear_session() at the top of the loop"
+    else:
+        advice = "build or load it once (at import or start-up) and reuse it"
+    rule.report(node, f"{label}() builds or loads a Keras model {per} (calls {chain}); each model's "
+                      f"state stays alive; {advice}")
+
+
+def _model_in_handler(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:
+    """A model built or loaded directly in a request handler or a callback hook."""
+    context = rule.context
+    if context.open_loops:
+        return
+    place = where_repeated(context, node)
+    if place is None:
+        return
+    where, per = place
+    if any(context.keras.clears_session(c) for c in context.calls_in(where)):
+        return
+    owner = context.enclosing_class
+    if owner is not None and owner.name.value in context.keras.layer_classes:
+        return
+    if not first_time(rule._reach_places, where):
+        return
+    rule.report(node, f"{code_of(node.func)}() builds or loads a Keras model {per}: each model's state "
+                      f"stays alive; build or load it once (at import or start-up) and reuse it")

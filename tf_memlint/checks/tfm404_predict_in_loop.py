@@ -1,0 +1,268 @@
+"""TFM404 predict-in-loop: Keras model.predict() per iteration of a loop, per request or per batch."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tf_memlint.context import AT_POINT, STATIC
+from tf_memlint.facts.events import BATCH, REQUEST, user_paced
+from tf_memlint.facts.functions import PREDICT, Witness
+from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
+from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
+                                         runs_fewer_than_counting_splitters, where_repeated)
+from tf_memlint.gate import REPEATED, Inside
+from tf_memlint.rule import Rule, register
+from tf_memlint.syntax import code_of, runs_every_nth
+
+
+@register
+class PredictInLoop(Rule):
+    """``model.predict(x)`` on a Keras model, inside a loop, on an input that changes per iteration.
+
+    Bad::
+
+        for frame in frames:
+            scores = model.predict(frame[None])      # about 50 ms of set-up per call
+
+    Good::
+
+        for frame in frames:
+            scores = model(frame[None], training=False)
+        # or, for the whole set at once:
+        scores = model.predict(np.stack(frames))
+
+    ``predict`` builds a dataset and a predict function per call: a cost (time and a few MiB of
+    RSS that levels off), not a leak. Fires only when ``model`` is known to be a Keras model, so
+    scikit-learn's ``predict`` stays silent. Predicting the same data once per epoch of a loop
+    that fits the model (``model.fit(...); model.predict(x_val)``) is monitoring, and a loop
+    that builds a new model each iteration (k-fold, bootstrap) predicts once per model: both
+    stay silent.
+    """
+
+    code = "TFM404"
+    reaches_across_modules = True  # its reach path: _predict_reach
+
+    name = "predict-in-loop"
+    summary = "Keras model.predict() called per iteration of a loop: slow; call the model directly"
+    triggers = frozenset(".predict&" + build for build in MODEL_BUILD_TRIGGERS)  # on a known Keras model
+    # in a loop or a request/batch handler, or in a function one calls (_predict_reach); in the
+    # command, a call there of another module's function that predicts
+    structure = Inside(REPEATED, {".predict", PREDICT})
+    options = {
+        "predict_loop_min_iterations": (
+            10, "loops known to run fewer times than this are not reported"),
+    }
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        self._reach_places: set[int] = set()  # loops and handlers reported through a call
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.context.keras.predict_builds_per_call:
+            if self.context.keras.era_is_elsewhere:
+                _predict_reach(self, node)  # another module's helper predicts: its era counts
+            return  # Keras in TF1 graph mode reuses one predict function: no per-call set-up
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args):
+            _predict_reach(self, node)  # a function that predicts, called per iteration/request
+            return
+        context = self.context
+        if context.in_traced_function or not context.keras.is_model(func.value) \
+                or context.keras.overrides(func.value, "predict"):
+            _predict_reach(self, node)  # self.model.predict() of a class of this module
+            _predict_in_handler(self, node)  # a global model (`global model`) in a handler
+            return  # not Keras's predict: the model's own class defines a predict method
+        loops = context.loops_running(node)
+        if not loops:
+            _predict_in_handler(self, node)  # per request / per batch (facts/events.py)
+            return
+        if runs_fewer_than_counting_splitters(context, loops, self.settings["predict_loop_min_iterations"]) \
+                or user_paced(context, loops) or runs_every_nth(loops[-1], node, self.settings["predict_loop_min_iterations"]):
+            return  # a few iterations, a person's uploads, every n-th step: the set-up is not felt
+        model_value = context.value_of(func.value, AT_POINT)
+        if any(model_value is n for n in context.nodes_in(loops[-1])):
+            return  # a new model each iteration (k-fold, bootstrap): one predict per model
+        used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
+                if isinstance(n, cst.Name)}
+        if not any(used & context.keras.names_changing_in(loop) for loop in loops) \
+                and any(context.keras.loop_fits_model(loop) for loop in loops):
+            return  # the same data once per epoch of a fit loop: monitoring, not per-item scoring
+        if _predicts_whole_batch(context, node, loops[-1]):
+            return  # one call per batch of a batching iterator: the forward pass dominates
+        model = code_of(func.value)
+        self.report(node, f"{model}.predict() in a loop pays its set-up cost on every call; call "
+                          f"{model}(x, training=False) in the loop, or predict once on the whole batch")
+
+
+# What yields whole batches when iterated: tf.data batching, Keras dataset utilities (batched by
+# default), Keras ImageDataGenerator flows.
+_BATCHING_METHODS = frozenset({"batch", "padded_batch", "ragged_batch", "flow", "flow_from_directory",
+                               "flow_from_dataframe"})
+
+
+_BATCHED_UTILITIES = frozenset({"image_dataset_from_directory", "text_dataset_from_directory",
+                                "audio_dataset_from_directory", "timeseries_dataset_from_array"})
+
+
+_PASSING_METHODS = frozenset({"take", "skip", "prefetch", "cache", "shuffle", "repeat", "map", "filter",
+                              "with_options", "as_numpy_iterator"})
+
+
+_ONE_ITEM_CALLS = frozenset({"expand_dims", "reshape", "array", "asarray", "stack", "newaxis"})
+
+
+def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
+    """``model.predict(batch)`` where ``batch`` is what the loop yields (or a call on it that
+    keeps its batch dimension, ``preprocess_input(images)``, or a part of it unpacked in the body,
+    ``x, y = batch``) and the loop iterates a batching source (404-A); or ``batch`` is taken from
+    a batching source with ``next()`` (``x, y = next(generator)``)."""
+    names = set()
+    if isinstance(loop, cst.For):
+        target = loop.target
+        parts = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        names = {p.value for p in parts if isinstance(p, cst.Name)}
+    arg = call.args[0].value
+    for _ in range(3):  # x = preprocess_input(images); model.predict(x)
+        if isinstance(arg, cst.Name) and arg.value not in names:
+            found = context.binding(arg.value, AT_POINT)
+            arg = None if found is None else found.value  # `x, y = batch`: a part of a batch is a batch
+        if _is_next(arg):
+            return _is_batching(context, arg.args[0].value, 0)
+        if isinstance(arg, cst.Call) and arg.args and (code_of(arg.func).rsplit(".", 1)[-1] not in _ONE_ITEM_CALLS):
+            arg = arg.args[0].value
+    if not (isinstance(arg, cst.Name) and arg.value in names):
+        return False
+    return _is_batching(context, loop.iter, 0)
+
+
+def _is_next(expr) -> bool:
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "next" \
+        and len(expr.args) == 1
+
+
+def _is_batching(context, expr, depth: int) -> bool:
+    if depth > 4 or expr is None:
+        return False
+    if isinstance(expr, cst.Name):
+        value = context.value_of(expr, AT_POINT)
+        if value is not None:
+            return _is_batching(context, value, depth + 1)
+        return _parameter_is_batching(context, expr.value, depth)
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    name = (context.qualified_name(func) or code_of(func)).rsplit(".", 1)[-1]
+    if name in _BATCHED_UTILITIES:
+        return not any(a.keyword is not None and a.keyword.value == "batch_size"
+                       and isinstance(a.value, cst.Name) and a.value.value == "None" for a in expr.args)
+    if isinstance(func, cst.Attribute):
+        if func.attr.value in _BATCHING_METHODS:
+            return True
+        if func.attr.value in _PASSING_METHODS:
+            return _is_batching(context, func.value, depth + 1)
+    if isinstance(func, cst.Name) and func.value == "iter" and expr.args:
+        return _is_batching(context, expr.args[0].value, depth + 1)  # next(iter(dataset))
+    if isinstance(func, cst.Name):
+        definition = context.functions.definition(func.value)
+        if definition is not None:  # a local generator that yields lists filled up to batch_size
+            inner = context.nodes_in(definition.body, into_functions=True)
+            return any(isinstance(n, cst.Yield) for n in inner) and any(
+                isinstance(n, cst.Name) and "batch" in n.value.lower() for n in inner)
+    return False
+
+
+def _parameter_is_batching(context, name: str, depth: int) -> bool:
+    """``name`` is a parameter of the enclosing function and every call of that function in this
+    module that passes it passes a batching source."""
+    frame = context.function
+    if frame is None or not isinstance(frame.node, cst.FunctionDef):
+        return False
+    params = [p.name.value for p in frame.node.params.params]
+    if name not in params:
+        return False
+    position, function = params.index(name), frame.node.name.value
+    passed = []
+    for node in context.nodes_in(context.module, into_functions=True):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == function:
+            arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == name),
+                       None)
+            positional = [a.value for a in node.args if a.keyword is None]
+            if arg is None and len(positional) > position:
+                arg = positional[position]
+            if arg is not None:
+                passed.append(arg)
+    return bool(passed) and all(_is_batching(context, context.value_of(a, STATIC) if isinstance(a, cst.Name)
+                                             else a, depth + 1) for a in passed)
+
+
+# The reach path: a call of a function that predicts, and predict in a request handler or a
+# per-batch callback hook.
+def _def(rule: PredictInLoop) -> cst.CSTNode | None:
+    frame = rule.context.function
+    return frame.node if frame is not None else None
+
+
+def _predict_reach(rule: PredictInLoop, node: cst.Call) -> None:
+    """A call whose function calls ``predict`` on a Keras model, per iteration/request/batch."""
+    context = rule.context
+    if not context.functions.possible(PREDICT):
+        return
+    place = where_repeated(context, node, units=(REQUEST, BATCH))
+    if place is None:
+        return
+    found = context.functions.reach(node, PREDICT)
+    func = node.func
+    if found is None and isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args \
+            and isinstance(func.value, cst.Attribute) and context.functions.resolve(node, _def(rule)) is None \
+            and context.functions.is_model_static(func.value, _def(rule)):
+        found = (code_of(func), Witness(code_of(func) + "()"))  # self.actor.model.predict(): another object's model
+    if found is None:
+        return
+    where, per = place
+    loops = context.loops_running(node)
+    if loops:
+        # Through a call, a loop known to be short (`for _ in range(10)` in a replay step) is a
+        # constant number of batched predicts per call: only long or open-ended loops count.
+        if open_loops_run_fewer_than(context, rule.settings["predict_loop_min_iterations"] * 10) \
+                or user_paced(context, loops) \
+                or runs_every_nth(loops[-1], node, rule.settings["predict_loop_min_iterations"]):
+            return  # short, driven by a person, or every n-th step (sampling images every 500 steps)
+        used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
+                if isinstance(n, cst.Name)}
+        if not any(used & context.keras.names_changing_in(loop) for loop in loops) \
+                and any(context.keras.loop_fits_model(loop) for loop in loops):
+            return  # the same data once per epoch of a fit loop: monitoring
+    if not first_time(rule._reach_places, where):
+        return
+    label, witness = found
+    if not witness.chain:
+        rule.report(node, f"{label}() on a Keras model held by another object, {per}, pays predict's "
+                          f"set-up cost on every call; call the model directly, model(x, training=False)")
+        return
+    rule.report(node, f"{label}() calls Keras predict() {per} (calls {context.functions.describe(witness)}); "
+                      f"predict pays its set-up cost on every call: call the model directly, "
+                      f"model(x, training=False), or predict once on the whole batch")
+
+
+def _predict_in_handler(rule: PredictInLoop, node: cst.Call) -> None:
+    """``model.predict(x)`` written in a request handler or a per-batch callback hook."""
+    context = rule.context
+    if context.open_loops:
+        return
+    place = where_repeated(context, node, units=(REQUEST, BATCH))
+    if place is None:
+        return
+    where, per = place
+    func = node.func
+    model = func.value  # type: ignore[attr-defined]
+    if not (context.keras.is_model(model) or context.functions.is_model_static(model, where)) \
+            or context.keras.overrides(model, "predict"):
+        return
+    value = context.value_of(model, AT_POINT)
+    if value is not None and any(value is n for n in context.nodes_in(where)):
+        return  # a model built in the handler: TFM403's finding; one predict per model
+    if not first_time(rule._reach_places, where):
+        return
+    name = code_of(model)
+    rule.report(node, f"{name}.predict() {per} pays its set-up cost on every call; call "
+                      f"{name}(x, training=False) instead")

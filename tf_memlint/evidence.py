@@ -1,0 +1,299 @@
+"""The evidence behind a finding: how often its place runs, in what kind of process.
+
+Harm is cost per repetition x repetitions x how long the process lives, so every rule asks the
+same questions of the place it reports, and they are answered here, once, from the walk
+position (``TFContext``: the loops open around the node, the function and what calls it):
+
+* **repetition**: once; a known count; small (bounded by data of known, small size); per item
+  of a dataset, generator, file list or ``Sequence``; per request (route handlers, servicer
+  methods); per environment step; per callback event; unbounded (``while True``); unknown;
+* **lifetime**: test code, a notebook kernel, a server, or a program (script, library).
+
+An answer says how it was obtained: ``known`` (read off the code: ``range(10000)``, a route
+decorator) or inferred (a name such as ``epochs`` bounds the loop). Confidence is graded from
+that (grading.py), never from the rule's own wishes.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tf_memlint.scopes import AT_POINT
+from tf_memlint.syntax import code_of, dotted_name
+
+if TYPE_CHECKING:
+    from tf_memlint.context import TFContext
+
+# Repetition kinds, from the most to the least telling.
+UNBOUNDED = "unbounded"        # while True, itertools.count(), a serving loop
+PER_REQUEST = "per request"    # a route handler, a servicer method
+PER_STEP = "per step"          # an environment / training step loop (while not done, range(steps))
+PER_ITEM = "per item"          # a dataset, generator, file list, Sequence, DataFrame rows
+PER_CALLBACK = "per callback"  # a Keras callback's per-batch hook
+COUNT = "count"                # a known trip count
+SMALL = "small"                # bounded by a few items (a splitter, a literal of variants)
+UNKNOWN = "unknown"            # a loop nobody can size from the code
+ONCE = "once"                  # not repeated where it stands
+
+GROWS = frozenset({UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK})
+
+TEST, NOTEBOOK, SERVER, PROGRAM = "test", "notebook", "server", "program"
+
+# Loop bounds whose names say they count training or environment steps: inferred, not known.
+_STEP_WORDS = re.compile(r"(^|_)(epochs?|steps?|iter(ation)?s?|episodes?|generations?|rounds?|updates?|"
+                         r"batches|n_batches|num_batches|frames|timesteps|max_steps|total_steps)($|_)", re.I)
+# Iterables that yield one item of some data per iteration.
+_FILE_LISTINGS = frozenset({"os.listdir", "glob.glob", "glob.iglob", "os.walk", "os.scandir"})
+_ITEM_METHODS = frozenset({"iterrows", "itertuples", "readlines", "glob", "rglob", "iterdir",
+                           "as_numpy_iterator", "flow", "flow_from_directory", "flow_from_dataframe"})
+_WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+                       "reversed", "sorted", "list", "tuple", "iter", "progressbar", "track"})
+_RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "xrange"})
+_SPLITTERS = frozenset({"KFold", "StratifiedKFold", "GroupKFold", "StratifiedGroupKFold", "TimeSeriesSplit",
+                        "RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit",
+                        "GroupShuffleSplit", "LeaveOneOut"})
+_SERVER_MODULES = ("flask", "fastapi", "django", "starlette", "tornado", "aiohttp", "grpc", "streamlit",
+                   "gradio", "sanic", "bottle", "falcon", "uvicorn")
+_TEST_MODULES = ("pytest", "unittest")
+# Test code by path: the conventions pytest and unittest discover, and test folders.
+TEST_PATH_GLOBS = ("test_*.py", "*_test.py", "tests.py", "conftest.py", "*/tests/*", "*/test/*",
+                   "tests/*", "test/*", "*/testing/*")
+
+
+@dataclass(frozen=True)
+class Repetition:
+    kind: str
+    count: int | None = None   # iterations in all, when known
+    basis: str = ""            # the words a message shows: "while True", "range(10000)"
+    known: bool = True         # read off the code, not inferred from a name
+
+    def words(self) -> str:
+        if self.kind == COUNT:
+            return f"{self.count:,} iterations ({self.basis})" if self.basis else f"{self.count:,} iterations"
+        if self.kind == ONCE:
+            return "runs once here"
+        return f"{self.kind}: {self.basis}" if self.basis else self.kind
+
+
+@dataclass(frozen=True)
+class Evidence:
+    repetition: Repetition
+    lifetime: str
+    lifetime_basis: str = ""
+    # The grade this finding's own precondition gives it when its place does not repeat, where
+    # the rule knows more than its class default (TFM103: the mutated value is read back).
+    once_confidence: str | None = None
+
+    def words(self) -> str:
+        parts = [self.repetition.words()]
+        if self.lifetime == TEST:
+            parts.append(f"test code ({self.lifetime_basis})" if self.lifetime_basis else "test code")
+        elif self.lifetime in (NOTEBOOK, SERVER):
+            parts.append(self.lifetime)
+        return "; ".join(parts)
+
+
+ONCE_HERE = Repetition(ONCE)
+
+
+def is_test_path(path: str | None, extra_globs: tuple[str, ...] = ()) -> bool:
+    if not path:
+        return False
+    path = path.replace("\\", "/")
+    name = path.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(path, g) for g in (*TEST_PATH_GLOBS, *extra_globs))
+
+
+def lifetime(context: TFContext, path: str | None, extra_test_globs: tuple[str, ...] = ()) -> tuple[str, str]:
+    """The kind of process the module runs in, and why: test code first (a test process exits),
+    then a notebook kernel, then a server; anything else is a program."""
+    if is_test_path(path, extra_test_globs):
+        return TEST, "test file"
+    for frame in context.frames:
+        node = frame.node
+        if isinstance(node, cst.FunctionDef) and (node.name.value.startswith("test_") or node.name.value.startswith("test")
+                                                  and node.name.value[4:5].isupper()):
+            return TEST, f"{node.name.value}()"
+    modules = {m.split(".")[0] for m in context.aliases.values()}
+    if any(m in modules for m in _TEST_MODULES) and context.enclosing_class is not None \
+            and any((dotted_name(b.value) or "").endswith("TestCase") for b in context.enclosing_class.bases):
+        return TEST, "a TestCase"
+    if getattr(context, "notebook", False):
+        return NOTEBOOK, "notebook"
+    if any(m in modules for m in _SERVER_MODULES):
+        return SERVER, next(m for m in _SERVER_MODULES if m in modules)
+    return PROGRAM, ""
+
+
+def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None,
+                once_confidence: str | None = None) -> Evidence:
+    """The evidence for a finding at ``node``, reported at the current walk position (the
+    engine tells the context the file's path and the configured test globs)."""
+    life, why = lifetime(context, context.path, context.test_globs)
+    return Evidence(repetition or repetition_at(context, node), life, why, once_confidence)
+
+
+def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
+    """How often ``node`` runs where it stands: the loops open around it (innermost decides the
+    kind; known counts multiply), else the event its function handles, else once."""
+    loops = context.loops_running(node)
+    if loops:
+        return repetition_of_loops(context, loops)
+    frame = context.function
+    if frame is not None and frame.repeated is not None:
+        return _event(frame.repeated, frame.node)
+    return ONCE_HERE
+
+
+def _event(repeated: str, node: cst.CSTNode) -> Repetition:
+    name = node.name.value if isinstance(node, cst.FunctionDef) else "handler"
+    if repeated == "request":
+        return Repetition(PER_REQUEST, basis=f"{name}() handles requests")
+    if repeated == "batch":
+        return Repetition(PER_CALLBACK, basis=f"{name}() runs every batch")
+    return Repetition(SMALL, basis=f"{name}() runs every epoch", known=False)
+
+
+def repetition_of_loops(context: TFContext, loops: list) -> Repetition:
+    each = [repetition_of_loop(context, loop) for loop in loops]
+    for kind in (UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK):
+        growing = [r for r in each if r.kind == kind]
+        if growing:
+            return growing[-1]
+    counts = [r.count for r in each]
+    if all(c is not None for c in counts):
+        total = 1
+        for c in counts:
+            total *= c  # type: ignore[operator]
+        basis = " x ".join(r.basis for r in each if r.basis)
+        if any(r.kind == SMALL for r in each):
+            return Repetition(SMALL, total, basis, known=all(r.known for r in each))
+        return Repetition(COUNT, total, basis)
+    unknown = [r for r in each if r.kind == UNKNOWN]
+    return unknown[-1] if unknown else each[-1]
+
+
+def repetition_of_loop(context: TFContext, loop: cst.For | cst.While) -> Repetition:
+    if isinstance(loop, cst.While):
+        return _while(context, loop)
+    return _iterable(context, loop.iter, 0)
+
+
+def _while(context: TFContext, loop: cst.While) -> Repetition:
+    test = loop.test
+    if isinstance(test, cst.Name) and test.value == "True" or isinstance(test, cst.Integer) and test.value != "0":
+        return Repetition(UNBOUNDED, basis=f"while {code_of(test)}")
+    text = code_of(test)
+    if re.search(r"\b(done|terminal|terminated|truncated|game_over|is_over)\b", text):
+        return Repetition(PER_STEP, basis=f"while {text}")
+    count = _counter_bound(context, test)
+    if count is not None:
+        return Repetition(COUNT, count, f"while {text}")
+    if _STEP_WORDS.search(text.replace(".", "_").replace(" ", "_")):
+        return Repetition(PER_STEP, basis=f"while {text}")
+    return Repetition(UNKNOWN, basis=f"while {text}", known=False)
+
+
+def _counter_bound(context: TFContext, test: cst.BaseExpression) -> int | None:
+    """``while i < 100`` with a literal or statically known bound."""
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual)):
+        return context.int_value(test.comparisons[0].comparator, AT_POINT)
+    return None
+
+
+def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> Repetition:
+    text = code_of(iterable)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    if depth > 4:
+        return Repetition(UNKNOWN, basis=text, known=False)
+    count = context.trip_count(iterable, AT_POINT)
+    if isinstance(iterable, cst.Call):
+        func = iterable.func
+        name = dotted_name(func) or ""
+        imported = context.imported_name(func) or name
+        short = name.rsplit(".", 1)[-1]
+        if imported in ("itertools.count", "itertools.cycle", "itertools.repeat") and not iterable.args[1:]:
+            return Repetition(UNBOUNDED, basis=text)
+        if short in _RANGES or imported.rsplit(".", 1)[-1] in _RANGES:
+            if count is not None:
+                return _counted(count, text)
+            return _range_by_name(context, iterable, text)
+        if short in _WRAPPERS and iterable.args:
+            inner = _iterable(context, iterable.args[0].value, depth + 1)
+            if count is not None and inner.kind in (UNKNOWN, COUNT):
+                return _counted(count, text)
+            return inner
+        if short == "split" and isinstance(func, cst.Attribute):
+            splitter = func.value
+            if isinstance(splitter, cst.Name):
+                splitter = context.value_of(splitter, AT_POINT) or splitter
+            if isinstance(splitter, cst.Call) and (dotted_name(splitter.func) or "").rsplit(".", 1)[-1] in _SPLITTERS:
+                return Repetition(SMALL, count, basis=f"{code_of(splitter.func)} folds")
+        if imported in _FILE_LISTINGS or (isinstance(func, cst.Attribute) and func.attr.value in _ITEM_METHODS):
+            return Repetition(PER_ITEM, basis=text)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("items", "keys", "values"):
+            if count is not None:
+                return _counted(count, text)
+            return Repetition(UNKNOWN, basis=text, known=False)
+        if context.is_dataset(iterable):
+            return Repetition(PER_ITEM, count, basis=text) if count is None else _counted(count, text)
+        if count is not None:
+            return _counted(count, text)
+        return Repetition(PER_ITEM, basis=text, known=False) if _looks_like_data(text) \
+            else Repetition(UNKNOWN, basis=text, known=False)
+    if count is not None:
+        return _counted(count, text)
+    if isinstance(iterable, cst.Name):
+        if iterable.value in context.dataset_names:
+            return Repetition(PER_ITEM, basis=text)
+        value = context.value_of(iterable, AT_POINT)
+        if value is not None and value is not iterable and not isinstance(value, cst.Name):
+            inner = _iterable(context, value, depth + 1)
+            if inner.kind != UNKNOWN:
+                return Repetition(inner.kind, inner.count, text, inner.known)
+        if _looks_like_data(iterable.value):
+            return Repetition(PER_ITEM, basis=text, known=False)
+    if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
+        return Repetition(PER_ITEM, basis=text, known=False)
+    return Repetition(UNKNOWN, basis=text, known=False)
+
+
+_DATA_WORDS = re.compile(r"(images?|imgs?|files?|paths?|frames?|samples?|examples?|sentences?|texts?|"
+                         r"docs?|documents?|rows|records|batches|dataset|loader|generator|gen|data|"
+                         r"test_x|x_test|x_train|train_x|inputs|queries|urls|videos?|tweets|reviews|"
+                         r"lines|words|tokens|audio|clips|pages|items)s?\b", re.I)
+
+
+def _looks_like_data(text: str) -> bool:
+    return bool(_DATA_WORDS.search(text.replace(".", " ").replace("_", " ")) or _DATA_WORDS.search(text))
+
+
+def _counted(count: int, text: str) -> Repetition:
+    return Repetition(COUNT, count, text)
+
+
+def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
+    """``range(epochs)``, ``range(len(images))``, ``trange(args.steps)``: an unknown bound whose
+    name says what it counts."""
+    bounds = [a.value for a in call.args if a.keyword is None]
+    bound = bounds[1] if len(bounds) >= 2 else (bounds[0] if bounds else None)
+    if bound is None:
+        return Repetition(UNKNOWN, basis=text, known=False)
+    if isinstance(bound, cst.Call) and dotted_name(bound.func) == "len" and bound.args:
+        inner = _iterable(context, bound.args[0].value, 1)
+        if inner.kind in (PER_ITEM, COUNT, SMALL):
+            return Repetition(inner.kind, inner.count, text, inner.known)
+        return Repetition(PER_ITEM if _looks_like_data(code_of(bound)) else UNKNOWN, basis=text, known=False)
+    words = code_of(bound).replace(".", "_")
+    if _STEP_WORDS.search(words):
+        return Repetition(PER_STEP, basis=text)  # epochs, steps, episodes: a training loop's count
+    if _looks_like_data(words):
+        return Repetition(PER_ITEM, basis=text, known=False)
+    return Repetition(UNKNOWN, basis=text, known=False)

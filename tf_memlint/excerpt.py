@@ -1,0 +1,133 @@
+"""For a large module, LibCST only for the parts a rule can need.
+
+A LibCST tree costs about 25 times the source in memory and most of the lint time; on a
+multi-megabyte module (generated code, a vendored library in one file) that is gigabytes for
+the one function where a rule can fire. The stdlib tree, which flake8 already built, says which
+top-level definitions no enabled rule can need, and those are cut before LibCST sees the text.
+
+A top-level ``def`` or ``class`` is cut when all of these hold, which keeps every finding (the
+tests prove it on the fixtures and on real code, with the size threshold at zero):
+
+* its text holds no trigger word of an enabled rule (the gate's own test: a rule cannot fire
+  where none of its triggers occurs);
+* nothing kept names it (a call, a base class, a decorator, an attribute of the same name);
+* it names nothing that kept code binds at module level (a tf.function called in its loop, a
+  model used in it): what a rule knows of such a name may make it fire there;
+* it writes no module-level name (``global``), which would change what a kept name is bound to.
+
+Kept statements keep their text (blank lines and comments between statements go, they hold no
+code); ``Excerpt.line`` maps a line back.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+from dataclasses import dataclass
+from typing import Iterable
+
+from tf_memlint.gate import may_have_trigger
+from tf_memlint.syntax import ast_nodes
+
+# Below this size a module is parsed whole: cutting pays only where the tree would be large.
+MIN_BYTES = 256 * 1024
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    text: str
+    starts: list[int]     # first line of each kept block, in the excerpt
+    originals: list[int]  # the same line in the module
+
+    def line(self, line: int) -> int:
+        """The module's line for a line of the excerpt."""
+        index = bisect.bisect_right(self.starts, line) - 1
+        return self.originals[index] + line - self.starts[index]
+
+
+def excerpt(text: str, tree: ast.Module, codes: Iterable[str], min_bytes: int = MIN_BYTES) -> Excerpt | None:
+    """The module without the top-level definitions no enabled rule can need; None when the
+    module is small or nothing can be cut."""
+    if len(text) < min_bytes or not isinstance(tree, ast.Module):
+        return None
+    codes = list(codes)
+    lines = text.splitlines(keepends=True)
+    spans, droppable = [], []
+    for statement in tree.body:
+        first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
+        last = statement.end_lineno or statement.lineno
+        spans.append((first, last))
+        droppable.append(isinstance(statement, _DEFINITIONS) and not _writes_globals(statement)
+                         and not may_have_trigger("".join(lines[first - 1:last]).encode("utf-8", "surrogatepass"), codes))
+    if not any(droppable):
+        return None
+    names = [_names(statement) for statement in tree.body]
+    kept = [not d for d in droppable]
+    referenced: set[str] = set()
+    bound: set[str] = set()
+    for index, keep in enumerate(kept):
+        if keep:
+            referenced |= names[index]
+            bound |= _bound(tree.body[index])
+    changed = True
+    while changed:  # a definition kept for a name brings its own names along
+        changed = False
+        for index, statement in enumerate(tree.body):
+            if not kept[index] and (statement.name in referenced or names[index] & bound):  # type: ignore[attr-defined]
+                kept[index] = True
+                referenced |= names[index]
+                bound |= _bound(statement)
+                changed = True
+    if all(kept):
+        return None
+    parts, starts, originals = [], [], []
+    out_line = 1
+    previous_last = None
+    for (first, last), keep in zip(spans, kept):
+        if not keep:
+            continue
+        if previous_last is not None and first <= previous_last:
+            first = previous_last + 1  # statements sharing a line (`a = 1; b = 2`)
+        if first > last:
+            continue
+        if previous_last is None or first != previous_last + 1:
+            starts.append(out_line)
+            originals.append(first)
+        parts.extend(lines[first - 1:last])
+        out_line += last - first + 1
+        previous_last = last
+    kept_text = "".join(parts)
+    if parts and not kept_text.endswith(("\n", "\r")):
+        kept_text += "\n"
+    return Excerpt(kept_text, starts, originals)
+
+
+def _names(statement: ast.AST) -> set[str]:
+    """Every name and attribute name the statement mentions."""
+    found = set()
+    for node in ast_nodes(statement):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+    return found
+
+
+def _bound(statement: ast.AST) -> set[str]:
+    """The module-level names a top-level statement binds."""
+    if isinstance(statement, _DEFINITIONS):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
+    found = set()
+    for node in ast_nodes(statement):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)  # defined under an `if` at module level
+    return found
+
+
+def _writes_globals(statement: ast.AST) -> bool:
+    return any(isinstance(node, ast.Global) for node in ast_nodes(statement))

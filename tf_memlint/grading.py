@@ -1,0 +1,107 @@
+"""Grade a finding: confidence from its evidence, projected cost from the measured unit cost.
+
+Confidence says how the evidence was obtained:
+
+* **high**: the place is known to repeat without bound (``while True``, a request handler, a
+  dataset, an environment step loop) or a known number of times the rule's claim makes costly,
+  or the rule's own precondition is the evidence (a size read off the code);
+* **medium**: the repetition is inferred (a loop bound named ``epochs``), or unknown;
+* **low**: test code, a loop bounded by a few items, a place that runs once, or a projected
+  cost below the threshold.
+
+The projected cost is the verifier's unit cost (``unit_costs.json``, written from the evidence
+run by ``scripts/unit_costs.py``: the bad fixture's slope less the good one's, per repetition)
+times the repetition: a lower bound on TensorFlow's CPU build with the fixture's model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from tf_memlint.evidence import COUNT, GROWS, NOTEBOOK, ONCE, SERVER, SMALL, TEST, UNKNOWN, Evidence
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+LEVELS = (HIGH, MEDIUM, LOW)
+RANK = {HIGH: 3, MEDIUM: 2, LOW: 1}
+# What a projected cost must reach to count (config keys min-memory-cost / min-time-cost).
+DEFAULT_MIN_MIB = 8
+DEFAULT_MIN_SECONDS = 5.0
+UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
+
+
+@dataclass(frozen=True)
+class Grade:
+    confidence: str
+    cost: str | None          # "grows without bound", "at least ~770 MiB over 10,000 iterations"
+    cost_value: float | None  # bytes or seconds, when projected over a known count
+
+
+@lru_cache(maxsize=1)
+def unit_costs() -> dict:
+    try:
+        return json.loads(UNIT_COSTS.read_text())["rules"]
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def _amount(value: float, unit: str) -> str:
+    if unit == "bytes":
+        for name, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+            if value >= size:
+                return f"{value / size:,.1f} {name}".replace(".0 ", " ")
+        return f"{value:,.0f} B"
+    if unit == "seconds":
+        return f"{value:,.1f} s" if value >= 1 else f"{value * 1000:,.0f} ms"
+    return f"{value:,.0f} {unit}"
+
+
+def project(code: str, evidence: Evidence) -> tuple[str | None, float | None, str | None]:
+    """(words, amount, unit) of the projected cost of one finding; (None, None, None) when its
+    rule's claim measured no unit cost."""
+    unit = unit_costs().get(code)
+    if unit is None:
+        return None, None, None
+    repetition = evidence.repetition
+    per = unit["per"]
+    if repetition.kind in GROWS:
+        return (f"grows without bound ({_amount(unit['value'], unit['unit'])} per {per})", None, unit["unit"])
+    if repetition.count is not None:
+        total = unit["value"] * repetition.count
+        return (f"at least ~{_amount(total, unit['unit'])} over {repetition.count:,} {per}s", total, unit["unit"])
+    return (f"{_amount(unit['value'], unit['unit'])} per {per}", None, unit["unit"])
+
+
+def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_MIN_MIB * 1024 * 1024,
+          min_seconds: float = DEFAULT_MIN_SECONDS) -> Grade:
+    """``once``: the confidence the rule's own precondition gives a finding whose place does not
+    repeat (the rule declares it: a size read off the code is high, a claim about repetition
+    with no repetition is low)."""
+    words, amount, unit = project(code, evidence)
+    repetition = evidence.repetition
+    if repetition.kind in GROWS:
+        confidence = HIGH if repetition.known else MEDIUM
+    elif repetition.kind == COUNT:
+        confidence = HIGH
+    elif repetition.kind == UNKNOWN:
+        confidence = MEDIUM
+    elif repetition.kind == SMALL:
+        confidence = LOW
+    else:
+        assert repetition.kind == ONCE
+        confidence = once
+        if once == MEDIUM and evidence.lifetime in (NOTEBOOK, SERVER):
+            confidence = HIGH  # held past its use in a process that lives on: the harm itself
+    if amount is not None and unit in ("bytes", "seconds"):
+        threshold = min_bytes if unit == "bytes" else min_seconds
+        if amount < threshold:
+            confidence = LOW
+    if evidence.lifetime == TEST:
+        confidence = LOW
+    return Grade(confidence, words, amount)
+
+
+def at_least(confidence: str, level: str) -> bool:
+    return RANK[confidence] >= RANK[level]
