@@ -311,3 +311,16 @@ def test_baseline_through_pre_commit(repository):
     completed = subprocess.run(run, cwd=repository, env=env, capture_output=True, text=True, timeout=300)
     assert completed.returncode == 1 and completed.stdout.count(": TFM") == 1, completed.stdout
     assert "app/serve.py:" in completed.stdout
+
+
+def test_fixes_leave_per_file_ignored_code_alone(tmp_path, monkeypatch, capsys):
+    """What per-file-ignores hide is not fixed either (ruff fixes only what it reports)."""
+    compile_loop = (Path(__file__).resolve().parent.parent / "fixtures/TFM406/bad_compile_in_loop.py").read_text()
+    monkeypatch.chdir(tmp_path)
+    for name in ("src/train.py", "scripts/once.py"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(compile_loop)
+    (tmp_path / "pyproject.toml").write_text('[tool.tf-memlint.per-file-ignores]\n"scripts/*" = ["TFM406"]\n')
+    main([".", "--diff", "--unsafe-fixes"])
+    diff = capsys.readouterr().out
+    assert "src/train.py" in diff and "scripts/once.py" not in diff

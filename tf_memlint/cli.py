@@ -24,7 +24,7 @@ from tf_memlint.engine import enabled_codes
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, LEVELS
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
 from tf_memlint.fixes import command as fixes
-from tf_memlint.ignores import without_ignored
+from tf_memlint.ignores import codes_for, without_ignored
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
 from tf_memlint.selection import selection_problem
@@ -262,7 +262,7 @@ def _check(args: argparse.Namespace) -> int:
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
         if fixes.wanted(args):
-            status = fixes.fix_paths(args, paths, codes, settings)
+            status = fixes.fix_paths(args, paths, codes, settings, codes_for(codes, config))
             if args.diff:
                 return EXIT_ERROR if missing else status
         registry = all_rules()

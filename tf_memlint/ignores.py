@@ -44,7 +44,8 @@ def _expand_braces(pattern: str) -> list[str]:
     if not match:
         return [pattern]
     head, tail = pattern[:match.start()], pattern[match.end():]
-    return [expanded for option in match.group(1).split(",") for expanded in _expand_braces(head + option + tail)]
+    return [expanded for option in match.group(1).split(",")
+            for expanded in _expand_braces(head + option + tail)]
 
 
 def _relative(path: str, root: Path | None) -> tuple[str, str]:
@@ -52,7 +53,8 @@ def _relative(path: str, root: Path | None) -> tuple[str, str]:
     absolute = os.path.abspath(path)
     base = os.path.abspath(root if root is not None else os.getcwd())
     relative = os.path.relpath(absolute, base) if absolute.startswith(base + os.sep) else path
-    return PurePosixPath(Path(relative)).as_posix().removeprefix("./"), PurePosixPath(Path(absolute)).as_posix()
+    return (PurePosixPath(Path(relative)).as_posix().removeprefix("./"),
+            PurePosixPath(Path(absolute)).as_posix())
 
 
 def glob_matches(pattern: str, path: str, root: Path | None = None) -> bool:
@@ -170,6 +172,20 @@ def without_ignored(results: list, config: Any) -> list:
             kept.append(result)
             continue
         findings = [f for f in result.findings if not is_ignored(f.code, prefixes)]
-        kept.append(replace(result, findings=findings,
-                            cells={f: c for f, c in result.cells.items() if not is_ignored(f.code, prefixes)}))
+        cells = {f: c for f, c in result.cells.items() if not is_ignored(f.code, prefixes)}
+        kept.append(replace(result, findings=findings, cells=cells))
     return kept
+
+
+def codes_for(codes: list[str], config: Any):
+    """``path -> the codes of ``codes`` that per-file-ignores leave on there`` (None without any)."""
+    rules = getattr(config, "per_file_ignores", None)
+    if not rules:
+        return None
+    root = _root(config)
+
+    def of(path: str) -> list[str]:
+        prefixes = ignored_codes(path, rules, root)
+        return [code for code in codes if not is_ignored(code, prefixes)]
+
+    return of
