@@ -94,13 +94,15 @@ class _Lines:
 
             try:
                 notebook = load(self._raw(path))
-                self._cells[path] = {cell: _NEWLINE.split(source) for cell, source in notebook.cell_sources.items()}
+                sources = notebook.cell_sources.items()
+                self._cells[path] = {cell: _NEWLINE.split(source) for cell, source in sources}
             except NotebookError:
                 self._cells[path] = {}
         return self._cells[path]
 
 
-def _entries(results: list[FileResult], root: Path, lines: _Lines) -> list[tuple[Key, int, FileResult, Diagnostic]]:
+def _entries(results: list[FileResult], root: Path,
+             lines: _Lines) -> list[tuple[Key, int, FileResult, Diagnostic]]:
     entries = []
     for result in results:
         path = _relative(result.path, root)
@@ -151,11 +153,13 @@ def read(path: Path) -> dict[Key, list[int]]:
             key = (str(record["code"]), str(record["path"]), str(record["text"]))
             recorded[key].append(int(record.get("line", 0)))
         except (KeyError, TypeError, ValueError, AttributeError):
-            raise BaselineError(f"{path}: not a tf-memlint baseline: a finding lacks code, path or text") from None
+            raise BaselineError(f"{path}: not a tf-memlint baseline: a finding lacks code, path "
+                                f"or text") from None
     return recorded
 
 
-def new_findings(results: list[FileResult], path: Path, sources: dict[str, str] | None = None) -> list[FileResult]:
+def new_findings(results: list[FileResult], path: Path,
+                 sources: dict[str, str] | None = None) -> list[FileResult]:
     """``results`` without the findings recorded in the baseline at ``path``."""
     recorded = read(path)
     by_key: dict[Key, list[tuple[int, FileResult, Diagnostic]]] = defaultdict(list)
@@ -175,7 +179,8 @@ def new_findings(results: list[FileResult], path: Path, sources: dict[str, str] 
     for result in results:
         findings = [f for f in result.findings if id(f) not in known]
         cells = {f: c for f, c in result.cells.items() if id(f) not in known}
-        kept.append(result if len(findings) == len(result.findings) else replace(result, findings=findings, cells=cells))
+        unchanged = len(findings) == len(result.findings)
+        kept.append(result if unchanged else replace(result, findings=findings, cells=cells))
     return kept
 
 

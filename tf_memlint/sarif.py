@@ -1,9 +1,10 @@
 """SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers.
 
 One ``reportingDescriptor`` per TFM code (id, name, short and full description, help URI to the
-rule's page: ``links.rule_url``, the installed page unless ``rule-url-base`` is set); results with paths relative to the repository root (``%SRCROOT%``), 1-based lines
-and columns, and a partial fingerprint that survives unrelated edits (it hashes the rule, the
-path and the text of the flagged line, not its number). Files that could not be linted become
+rule's page: ``links.rule_url``, the installed page unless ``rule-url-base`` is set); results
+with paths relative to the repository root (``%SRCROOT%``), 1-based lines and columns, and a
+partial fingerprint that survives unrelated edits (it hashes the rule, the path and the text of
+the flagged line, not its number). Files that could not be linted become
 tool execution notifications, and the invocation is then not successful.
 
 A finding in a notebook has its region in the ``.ipynb`` file as stored (the line and column of

@@ -10,7 +10,7 @@ def selection_problem(select: list[str], ignore: list[str], extend_select: list[
     for key, entries in (("select", select), ("extend-select", extend_select)):
         for entry in entries:
             if not any(code.startswith(entry) for code in enabled):
-                blockers = [prefix for prefix in ignore if entry.startswith(prefix) or prefix.startswith(entry)]
+                blockers = [p for p in ignore if entry.startswith(p) or p.startswith(entry)]
                 return (f"{key} {entry} enables no rule: ignore {','.join(blockers) or '?'} removes every "
                         f"rule under it")
     if not enabled:
