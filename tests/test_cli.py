@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from conftest import REPO
 from tf_memlint.cli import main
 from tf_memlint.rule import all_rules
 
@@ -51,7 +52,22 @@ def test_json_shape(project, capsys):
     assert data["findings"] == [{"path": "bad.py", "cell": None, "line": 5, "column": 5, "code": "TFM101",
                                  "name": "python-loop-in-tf-function",
                                  "message": data["findings"][0]["message"], "confidence": "high",
-                                 "evidence": "1,000 iterations (range(1000))", "cost": data["findings"][0]["cost"]}]
+                                 "evidence": "1,000 iterations (range(1000))", "cost": data["findings"][0]["cost"],
+                                 "url": (REPO / "rules" / "TFM101.md").as_uri()}]
+
+
+def test_rule_links_follow_rule_url_base(project, capsys):
+    """No public address is invented: the default link is the page this installation ships."""
+    main([".", "--format", "json", "--rule-url-base", "https://git.example.com/ml/tf-memlint/blob/main/rules/"])
+    assert json.loads(capsys.readouterr().out)["findings"][0]["url"] == \
+        "https://git.example.com/ml/tf-memlint/blob/main/rules/TFM101.md"
+    (project / "pyproject.toml").write_text('[tool.tf-memlint]\nrule-url-base = "https://wiki.example.com/{name}"\n')
+    main([".", "--format", "sarif"])
+    sarif = json.loads(capsys.readouterr().out)
+    rules = {rule["id"]: rule for rule in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["TFM404"]["helpUri"] == "https://wiki.example.com/predict-in-loop"
+    assert "informationUri" not in sarif["runs"][0]["tool"]["driver"]
+    assert "github.com" not in json.dumps(sarif)
 
 
 def test_select_and_ignore_by_prefix(project, capsys):

@@ -41,11 +41,25 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 _CI_ONLY = re.compile(r"\bpip (install|wheel)\b|python -m pytest|^python3 -m venv")
 
 
+ADOPTING = "## Adopting tf-memlint in an existing repository"
+
+
+def _section(heading: str) -> str:
+    start = README.index(heading)
+    end = README.find("\n## ", start + len(heading))
+    return README[start:end if end >= 0 else len(README)]
+
+
+def _blocks(text: str, kind: str) -> list[str]:
+    return re.findall(rf"^```{kind}\n(.*?)^```", text, re.S | re.M)
+
+
 def _sh_commands() -> list:
-    """Every command line of the README's sh blocks; the verifier's runs (minutes of TensorFlow)
-    are marked slow, like the verifier's own full run."""
+    """Every command line of the README's sh blocks, but the adoption section's (they run in a
+    project of their own, below); the verifier's runs (minutes of TensorFlow) are marked slow,
+    like the verifier's own full run."""
     commands = []
-    for block in re.findall(r"^```sh\n(.*?)^```", README, re.S | re.M):
+    for block in _blocks(README.replace(_section(ADOPTING), ""), "sh"):
         for line in block.splitlines():
             if line.strip() and not _CI_ONLY.search(line):
                 slow = line.startswith("tf-memlint verify")
@@ -82,3 +96,41 @@ def test_readme_command_runs_as_written(command):
 
             shutil.rmtree(plots)
     assert completed.returncode == 0, (command, completed.stdout[-2000:], completed.stderr[-2000:])
+
+
+def test_readme_adoption_section_runs_as_written(tmp_path):
+    """The adoption section, as a user would follow it in a repository with old findings: its
+    configuration blocks in pyproject.toml, then its commands, in order, each exiting 0."""
+    import shutil
+
+    section = _section(ADOPTING)
+    project = tmp_path / "legacy"
+    for source, target in (("TFM101/bad_aliases.py", "src/model.py"),
+                           ("TFM406/bad_compile_in_loop.py", "src/train.py"),
+                           ("TFM405/bad_fit_per_sample.py", "scripts/one_off_fit.py"),
+                           ("TFM101/bad_aliases.py", "qa/check_model.py")):
+        (project / target).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / "fixtures" / source, project / target)
+    (project / "pyproject.toml").write_text("\n".join(_blocks(section, "toml")), encoding="utf-8")
+    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""),
+               PYTHONPATH=str(REPO))
+    commands = [line for block in _blocks(section, "sh") for line in block.splitlines() if line.strip()]
+    assert any("--write-baseline" in c for c in commands) and any("--baseline" in c for c in commands)
+    before = subprocess.run(["tf-memlint", "--isolated", "--format", "json", "."], cwd=project, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert before.returncode == 1, before.stderr  # there are old findings to record
+    for command in commands:
+        completed = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=project, env=env,
+                                   capture_output=True, text=True, timeout=300)
+        assert completed.returncode == 0, (command, completed.stdout[-2000:], completed.stderr[-2000:])
+
+
+def test_readme_configuration_blocks_load(tmp_path):
+    """Every TOML block of the README is a configuration tf-memlint accepts."""
+    from tf_memlint.config import load_config
+
+    blocks = _blocks(README, "toml")
+    assert len(blocks) >= 2
+    for block in blocks:
+        (tmp_path / "pyproject.toml").write_text(block, encoding="utf-8")
+        assert load_config(tmp_path / "pyproject.toml").source is not None

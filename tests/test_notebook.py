@@ -88,7 +88,7 @@ def test_json_format(project, capsys):
     assert findings[0] == {"path": "train.ipynb", "cell": 3, "line": 3, "column": 5, "code": "TFM101",
                            "name": "python-loop-in-tf-function", "message": findings[0]["message"],
                            "confidence": "high", "evidence": "1,000 iterations (range(1000)); notebook",
-                           "cost": findings[0]["cost"]}
+                           "cost": findings[0]["cost"], "url": findings[0]["url"]}
 
 
 def test_sarif_format_points_into_the_ipynb_and_validates(project, capsys):
@@ -302,3 +302,39 @@ def test_nbqa_flake8_runs_the_plugin_on_notebooks(tmp_path):
                                capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert completed.returncode == 1, completed.stderr
     assert completed.stdout.startswith("nb.ipynb:cell_2:3:5: TFM101"), completed.stdout
+
+
+TRACED_LOOP_CELL = ("    import tensorflow as tf\n    @tf.function\n    def f(x):\n        for i in range(1000):\n"
+                    "            x += 1\n        return x\n")
+
+
+@pytest.mark.parametrize("line", ["ls -lh *.h5", "cd data", "pip install tensorflow-cpu==2.16", "  pwd",
+                                  "mkdir -p out/checkpoints", "run train.py --epochs 3"])
+def test_automagic_one_line_cells_are_accepted(tmp_path, line):
+    """IPython runs a line magic without its % (automagic) in a one-line cell."""
+    path = tmp_path / "nb.ipynb"
+    path.write_text(_notebook(line, TRACED_LOOP_CELL.replace("    ", "", 1).replace("\n    ", "\n")))
+    result = lint_file(str(path), list(all_rules()), {})
+    assert result.error is None and [f.code for f in result.findings] == ["TFM101"]
+
+
+def test_automagic_is_not_applied_to_longer_cells_or_python(tmp_path):
+    """IPython applies automagic to one-line cells only; `ls = 3` and `cd(x)` are Python."""
+    assert load(_notebook("ls -lh *.h5\nx = 1\n")).skipped  # IPython refuses this cell too
+    assert python_lines(["ls = 3"]) == ["ls = 3"] and python_lines(["cd(x)"]) == ["cd(x)"]
+    assert python_lines(["ls -lh *.h5"]) == ["pass"] and python_lines(["lsx -lh *.h5"]) == ["lsx -lh *.h5"]
+
+
+def test_a_cell_whose_first_line_is_indented(tmp_path, capsys):
+    """IPython removes the first line's indentation from every line that starts with it;
+    positions stay those of the cell as written."""
+    path = tmp_path / "nb.ipynb"
+    path.write_text(_notebook(("markdown", "# title"), TRACED_LOOP_CELL))
+    result = lint_file(str(path), list(all_rules()), {})
+    assert result.error is None
+    (finding,) = result.findings
+    assert str(result.cells[finding]) == "cell 2:4:9"  # `for` is at column 9 of the cell's line 4
+    assert (finding.code, finding.col) == ("TFM101", 4)
+    main([str(path), "--isolated", "--format", "json"])
+    (reported,) = json.loads(capsys.readouterr().out)["findings"]
+    assert (reported["cell"], reported["line"], reported["column"]) == (2, 4, 9)

@@ -70,8 +70,9 @@ def test_tfm103_ignores_globals_only_read(lint):
     assert lint(source) == []
 
 
-def test_opt_in_rules_run_only_when_named_by_full_code(monkeypatch):
-    """Like flake8-bugbear's B9xx: an opt-in rule is off by default and under family prefixes."""
+def test_opt_in_rules_run_only_when_selected(monkeypatch):
+    """An opt-in rule is off by default; a select or extend-select prefix over it turns it on,
+    as flake8 decides for codes in its default ignore list (flake8-bugbear's B9xx)."""
     from tf_memlint import rule as rule_module
     from tf_memlint.engine import enabled_codes
 
@@ -80,8 +81,11 @@ def test_opt_in_rules_run_only_when_named_by_full_code(monkeypatch):
 
     monkeypatch.setitem(rule_module._REGISTRY, "TFM199", OptIn)
     assert "TFM199" not in enabled_codes()
-    assert "TFM199" not in enabled_codes(select=["TFM"])
-    assert "TFM199" not in enabled_codes(select=["TFM1"])
+    assert "TFM199" not in enabled_codes(extend_select=["TFM2"])
+    assert "TFM199" in enabled_codes(select=["TFM"])
+    assert "TFM199" in enabled_codes(select=["TFM1"])
+    assert "TFM199" in enabled_codes(extend_select=["TFM19"])
+    assert "TFM199" not in enabled_codes(select=["TFM"], ignore=["TFM1"])
     assert "TFM199" in enabled_codes(extend_select=["TFM199"])
     assert enabled_codes(select=["TFM199"]) == ["TFM199"]
     assert "TFM199" not in enabled_codes(extend_select=["TFM199"], ignore=["TFM199"])

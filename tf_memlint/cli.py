@@ -2,7 +2,7 @@
 
     tf-memlint [check] [PATH ...] [options]     lint files, directories and notebooks (default: .)
     tf-memlint [check] - [--stdin-filename PATH] lint the source given on stdin
-    tf-memlint explain CODE                     one rule's page
+    tf-memlint explain CODE|NAME                one rule's page
     tf-memlint rules                            the catalogue
     tf-memlint verify [CODE ...] [options]      measure the rules' claims (needs the [verify] extra)
 
@@ -18,27 +18,29 @@ import os
 import sys
 from pathlib import Path
 
-from tf_memlint import __version__, project, report
+from tf_memlint import __version__, baseline, project, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, positive_int, rule_options
 from tf_memlint.engine import enabled_codes
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, LEVELS
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
 from tf_memlint.fixes import command as fixes
+from tf_memlint.ignores import codes_for, without_ignored
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import all_rules
+from tf_memlint.selection import selection_problem
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 USAGE = """\
 tf-memlint [check] [PATH ...] [options]
        tf-memlint [check] - --stdin-filename PATH [options]
-       tf-memlint explain CODE
+       tf-memlint explain CODE|NAME
        tf-memlint rules
        tf-memlint verify [CODE ...] [options]"""
 SUBCOMMANDS = """\
 subcommands (each has --help):
   check      lint (the default: `tf-memlint src/` is `tf-memlint check src/`)
-  explain    print one rule's page: what it flags, why, an example, the fix, the measured claim
+  explain    print one rule's page (by code or name): what it flags, why, an example, the fix, the claim
   rules      list every rule, its name and whether it is on by default
   verify     measure the rules' claims under real TensorFlow (needs the [verify] extra)"""
 
@@ -84,10 +86,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=sorted(report.FORMATS), default="text",
                         help="text (flake8's), json, sarif (SARIF 2.1.0, for code scanning), "
                              "github (workflow annotations)")
+    parser.add_argument("--rule-url-base", metavar="URL",
+                        help="where the rule pages are hosted, for the links in json and sarif "
+                             "(default: the pages this installation ships, as file:// links)")
     parser.add_argument("--statistics", action="store_true",
                         help="count findings per code after the output (on stderr for json/sarif)")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("-j", "--jobs", type=_count, metavar="N", help="worker processes, 1 or more (default: all cores)")
+    parser.add_argument("--baseline", type=Path, metavar="FILE",
+                        help="report only the findings not recorded in FILE (see --write-baseline)")
+    parser.add_argument("--write-baseline", type=Path, metavar="FILE",
+                        help="record every current finding in FILE (JSON) and exit 0; later runs with "
+                             "--baseline FILE report only new ones")
     parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg to read (default: nearest)")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--version", action="version", version=f"tf-memlint {__version__}")
@@ -101,10 +111,25 @@ def _parser() -> argparse.ArgumentParser:
     grading.add_argument("--min-time-cost", type=_count, metavar="SECONDS",
                          help=f"a projected time cost below this is graded low (default {DEFAULT_MIN_SECONDS:g})")
     fixes.add_arguments(parser)
-    for option, default in rule_options().items():
-        parser.add_argument("--" + option.replace("_", "-"), dest=f"opt_{option}", type=_count,
-                            metavar="N", help=f"rule option (default {default})")
+    _add_rule_options(parser)
     return parser
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """Each rule option in a --help group named after the rules it tunes (TFM101 and TFM102 share one)."""
+    rules = all_rules()
+    owners: dict[str, list[str]] = {}
+    for code, rule in rules.items():
+        for option in rule.options:
+            owners.setdefault(option, []).append(code)
+    groups: dict[tuple[str, ...], argparse._ArgumentGroup] = {}
+    for option, codes in owners.items():
+        key = tuple(codes)
+        if key not in groups:
+            groups[key] = parser.add_argument_group(", ".join(f"{c} ({rules[c].name})" for c in codes))
+        default, help_text = rules[codes[0]].options[option]
+        groups[key].add_argument("--" + option.replace("_", "-"), dest=f"opt_{option}", type=_count,
+                                 metavar="N", help=f"{help_text} (default {default})")
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace | int:
@@ -117,11 +142,13 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 def _explain(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="tf-memlint explain", description="Print one rule's page: what it flags, why it "
                      "costs memory, an example, what to write instead, and the measured claim.")
-    parser.add_argument("code", metavar="CODE", help="a rule code, e.g. TFM101 (`tf-memlint rules` lists them)")
+    parser.add_argument("code", metavar="CODE", help="a rule code or name, e.g. TFM101 or predict-in-loop "
+                                                    "(`tf-memlint rules` lists them)")
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
-    code = args.code.upper()
+    by_name = {rule.name: code for code, rule in all_rules().items()}
+    code = by_name.get(args.code.strip().lower().replace("_", "-"), args.code.upper())
     page = rule_page(code)
     if code not in all_rules() or not page.is_file():
         print(f"tf-memlint: unknown rule {args.code!r}; `tf-memlint rules` lists them", file=sys.stderr)
@@ -203,6 +230,9 @@ def _check(args: argparse.Namespace) -> int:
     if unknown:
         return _error(f"unknown rule code or prefix: {', '.join(unknown)}")
     codes = enabled_codes(select, ignore, extend_select)
+    problem = selection_problem(select, ignore, extend_select, codes)
+    if problem:
+        return _error(problem)
     settings = dict(config.settings)
     for option in rule_options():
         value = getattr(args, f"opt_{option}")
@@ -214,6 +244,7 @@ def _check(args: argparse.Namespace) -> int:
     exclude = (args.exclude if args.exclude is not None else config.exclude) + args.extend_exclude
     include = (args.include if args.include is not None else config.include) + args.extend_include
 
+    stdin_sources: dict[str, str] = {}  # the baseline's view of the source read from stdin
     if stdin:
         display = args.stdin_filename or "-"
         if args.stdin_filename and args.force_exclude and excluded(args.stdin_filename, exclude):
@@ -221,7 +252,9 @@ def _check(args: argparse.Namespace) -> int:
         elif fixes.wanted(args):
             return fixes.fix_stdin(args, sys.stdin.buffer.read(), display, codes, settings)
         else:
-            results = [lint_file(display, codes, settings, display=display, raw=sys.stdin.buffer.read())]
+            raw = sys.stdin.buffer.read()
+            stdin_sources[display] = raw.decode("utf-8", errors="replace")
+            results = [lint_file(display, codes, settings, display=display, raw=raw)]
         missing: list[tuple[str, str | None]] = []
     else:
         found = list(discover(args.paths or ["."], exclude, args.force_exclude, include))
@@ -229,7 +262,7 @@ def _check(args: argparse.Namespace) -> int:
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
         if fixes.wanted(args):
-            status = fixes.fix_paths(args, paths, codes, settings)
+            status = fixes.fix_paths(args, paths, codes, settings, codes_for(codes, config))
             if args.diff:
                 return EXIT_ERROR if missing else status
         registry = all_rules()
@@ -239,8 +272,24 @@ def _check(args: argparse.Namespace) -> int:
             settings[PROJECT_TABLES] = tables
         results = lint_files(paths, codes, settings, jobs)
 
+    results = without_ignored(results, config)
+    try:
+        if args.write_baseline is not None:
+            count = baseline.write(args.write_baseline, results, stdin_sources)
+            print(f"tf-memlint: recorded {count} findings in {args.write_baseline}", file=sys.stderr)
+            results = baseline.new_findings(results, args.write_baseline, stdin_sources)  # none
+        elif args.baseline is not None or config.baseline:
+            path = args.baseline or baseline.option_path(config.baseline, config)
+            results = baseline.new_findings(results, path, stdin_sources)
+    except baseline.BaselineError as error:
+        return _error(str(error))
     unreadable = [FileResult(path, error=error) for path, error in missing]
-    sys.stdout.write(report.FORMATS[args.format](results + unreadable))
+    if args.format in report.DOCUMENT_FORMATS:  # they link each finding's rule page
+        url_base = args.rule_url_base or config.rule_url_base
+        output = report.FORMATS[args.format](results + unreadable, url_base=url_base)
+    else:
+        output = report.FORMATS[args.format](results + unreadable)
+    sys.stdout.write(output)
     if args.statistics:
         stream = sys.stderr if args.format in report.DOCUMENT_FORMATS else sys.stdout
         stream.write(report.statistics(results))

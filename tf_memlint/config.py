@@ -4,7 +4,9 @@ Found like ruff and flake8 find theirs: the nearest such file at or above the cu
 Keys use dashes or underscores: select, ignore, extend-select, exclude, extend-exclude, include,
 extend-include, jobs, confidence (high, medium or low: the least confidence shown),
 min-memory-cost (MiB) and min-time-cost (seconds) (what a projected cost must reach to count),
-and each rule option (for example ``min-unrolled-iterations``). Counts are
+each rule option (for example ``min-unrolled-iterations``), and the adoption keys
+per-file-ignores, test-paths (``tf_memlint.ignores``), baseline (``tf_memlint.baseline``) and
+rule-url-base (``tf_memlint.links``). Counts are
 validated by ``positive_int``, the same function the command line and the flake8 options use.
 """
 
@@ -23,6 +25,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from tf_memlint.grading import LEVELS
+from tf_memlint.ignores import parse_globs, parse_per_file_ignores
 from tf_memlint.rule import all_rules
 
 DEFAULT_EXCLUDE = (
@@ -52,6 +55,10 @@ class Config:
     settings: dict[str, Any] = field(default_factory=dict)
     jobs: int | None = None
     source: Path | None = None
+    per_file_ignores: list[tuple[str, list[str]]] = field(default_factory=list)
+    test_paths: list[str] = field(default_factory=list)
+    baseline: str | None = None  # relative to the configuration file's directory
+    rule_url_base: str | None = None
 
 
 def rule_options() -> dict[str, Any]:
@@ -125,6 +132,11 @@ def load_config(path: Path | None) -> Config:
             config.settings["confidence"] = value
         elif key in GRADING_COSTS:
             config.settings[key.replace("-", "_")] = _coerce(path, raw_key, value, 1)
+        elif key in ADOPTION_KEYS:
+            try:
+                setattr(config, key.replace("-", "_"), ADOPTION_KEYS[key](value))
+            except ValueError as error:
+                raise ConfigError(f"{path}: tf-memlint `{raw_key}`: {error}") from None
         elif key.replace("-", "_") in options:
             name = key.replace("-", "_")
             config.settings[name] = _coerce(path, raw_key, value, options[name])
@@ -150,6 +162,21 @@ def positive_int(value: Any) -> int:
     if value < 1:
         raise ValueError(f"must be a whole number of 1 or more, not {value}")
     return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value.strip()
+
+
+# Keys parsed by the modules that use them (each raises ValueError with the reason).
+ADOPTION_KEYS = {
+    "per-file-ignores": parse_per_file_ignores,
+    "test-paths": lambda value: parse_globs(value, "test-paths"),
+    "baseline": _text,
+    "rule-url-base": _text,
+}
 
 
 def _coerce(path: Path, key: str, value: Any, default: Any) -> Any:

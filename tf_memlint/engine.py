@@ -58,11 +58,13 @@ class LintError(Exception):
 
 def enabled_codes(select: Iterable[str] = (), ignore: Iterable[str] = (),
                   extend_select: Iterable[str] = ()) -> list[str]:
-    """Rule codes to run, with flake8's and ruff's meaning of code prefixes.
+    """Rule codes to run, with flake8's (and ruff's) meaning of code prefixes.
 
-    Without ``select`` the default rules run. ``ignore`` removes codes; where a select and an
-    ignore prefix both match, the longer (more specific) wins, ties going to ignore. Opt-in rules
-    (off by default, like flake8-bugbear's B9xx) run only when named by their full code.
+    Without ``select`` the default rules run. A ``select`` or ``extend-select`` code or prefix
+    selects every rule under it, opt-in rules included (``--select TFM`` is every rule, as flake8
+    decides with the opt-in codes in its default ignore list, and as ruff selects by prefix);
+    opt-in rules are otherwise off. ``ignore`` removes codes; where a select and an ignore prefix
+    both match, the longer (more specific) wins, ties going to ignore.
     """
     select, ignore, extend_select = list(select), list(ignore), list(extend_select)
 
@@ -71,9 +73,7 @@ def enabled_codes(select: Iterable[str] = (), ignore: Iterable[str] = (),
 
     chosen = []
     for code, rule in all_rules().items():
-        if not rule.default_enabled:
-            specificity = len(code) if code in select or code in extend_select else -1
-        elif select:
+        if select or not rule.default_enabled:
             specificity = longest(select + extend_select, code)
         else:
             specificity = max(0, longest(extend_select, code))

@@ -54,6 +54,10 @@ class TFMemlintChecker:
     version = __version__
     settings: ClassVar[dict[str, Any]] = {}
     codes: ClassVar[list[str] | None] = None
+    # Globs naming test code beyond the defaults (``ignores.is_test_path``); flake8's own
+    # per-file-ignores already applies to TFM codes, so the plugin adds no option of that name
+    # (flake8 refuses to start when a plugin registers one of its own option names).
+    test_paths: ClassVar[list[str]] = []
 
     def __init__(self, tree: ast.AST, lines: list[str], filename: str = "") -> None:
         self.tree = tree
@@ -81,6 +85,10 @@ class TFMemlintChecker:
                 manager.add_option(_flag(option), type=_positive_int, default=default,
                                    parse_from_config=True, help=f"tf-memlint: {help_text} (default {default})")
 
+        manager.add_option("--tfm-test-paths", default="", parse_from_config=True, comma_separated_list=True,
+                           help="tf-memlint: globs naming test code beyond test_*.py, *_test.py, "
+                                "conftest.py, tests/ and test/ (comma-separated)")
+
     @classmethod
     def parse_options(cls, options: Any) -> None:
         # A value from the command line has been through _positive_int already; one from a
@@ -104,6 +112,7 @@ class TFMemlintChecker:
                 raise ValueError(f"tf-memlint: tfm-{option.replace('_', '-')} {error}") from None
         cls.settings = settings
         cls.codes = _reported_codes(options)
+        cls.test_paths = [glob for glob in getattr(options, "tfm_test_paths", None) or [] if glob]
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:
         try:

@@ -17,6 +17,11 @@ keep their statement in place (``%time f(x)`` becomes ``if 1: f(x)``, columns un
 (``%%time``, ``%%timeit``, ``%%capture``, ...), as ruff does. Cells are only rewritten when they
 do not parse as they are, so a ``%`` inside a string or a continued expression is never touched.
 
+Two more things IPython runs, as IPython does: a cell whose first line is indented loses that
+indentation on every line that starts with it (IPython's ``leading_indent``; columns are mapped
+back); and a one-line cell that starts with a line magic's name without its ``%`` (automagic:
+``ls -lh *.h5``, ``cd data``, ``pip install x``), which IPython applies to one-line cells only.
+
 A cell that is still not Python is left out (its lines are blank) and reported, one line, with
 the cell and the line; the other cells are linted. A file that is not nbformat 4 JSON is one
 error (``NotebookError``).
@@ -40,6 +45,16 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "debug", "prun", "p
 _TIMERS = re.compile(r"^(\s*)(%timeit|%time)( +)(?!-)(?=\S)")
 _ASSIGNED_MAGIC = re.compile(r"^(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)(!|%[A-Za-z]).*$")
 _LINE_MAGIC = re.compile(r"^(\s*)(?:!(?!=)|%[A-Za-z%]|\?|[A-Za-z_][\w.]*\?\??\s*$)")
+_LEADING_INDENT = re.compile(r"^[ \t]+")
+# IPython's line magics and its POSIX shell aliases: the names automagic runs without a `%`.
+AUTOMAGICS = frozenset("""
+    alias alias_magic autoawait autocall automagic bookmark cat cd clear colors conda config cp debug
+    dhist dirs doctest_mode ed edit env gui hist history killbgscripts ldir less lf lk ll load
+    load_ext loadpy logoff logon logstart logstate logstop ls lsmagic lx macro magic mamba man
+    matplotlib micromamba mkdir more mv notebook page pastebin pdb pdef pdoc pfile pinfo pinfo2 pip
+    popd pprint precision prun psearch psource pushd pwd pycat pylab qtconsole quickref recall
+    rehashx reload_ext rep rerun reset reset_selective rm rmdir run save sc set_env store sx system
+    tb time timeit unalias unload_ext uv who who_ls whos xdel xmode""".split())
 
 
 class NotebookError(Exception):
@@ -66,6 +81,8 @@ class Notebook:
     text: str  # the .ipynb file's text (for raw positions)
     # per line of ``source`` (index = line - 1): (cell number, line in the cell)
     line_map: list[tuple[int, int]] = field(default_factory=list)
+    # source line -> columns removed from its start (a cell whose first line was indented)
+    dedented: dict[int, int] = field(default_factory=dict)
     # cell number -> that cell's source exactly as stored (for raw positions)
     cell_sources: dict[int, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # cells left out, one message each
@@ -75,6 +92,7 @@ class Notebook:
     def locate(self, line: int, col: int) -> CellLocation:
         """Where ``source``'s ``line`` (1-based), ``col`` (0-based) is in the notebook."""
         cell, cell_line = self.line_map[line - 1] if 0 < line <= len(self.line_map) else (0, line)
+        col += self.dedented.get(line, 0)
         raw_line, raw_col = self._raw_position(cell, cell_line, col)
         return CellLocation(cell, cell_line, col, raw_line, raw_col)
 
@@ -145,6 +163,14 @@ def load(raw: bytes | str) -> Notebook:
         lines = _NEWLINE.split(source)
         if lines[-1] == "":
             lines.pop()  # the source ended with a line break (or was empty)
+        indent = _LEADING_INDENT.match(lines[0]) if lines else None
+        if indent and not _parses("\n".join(lines) + "\n"):
+            first = len(notebook.line_map) + 1
+            prefix = indent.group(0)
+            for index, line in enumerate(lines):
+                if line.startswith(prefix):
+                    notebook.dedented[first + index] = len(prefix)
+            lines = [line[len(prefix):] if line.startswith(prefix) else line for line in lines]
         python = python_lines(lines)
         problem = _syntax_problem("\n".join(python) + "\n") if python else None
         if problem:
@@ -185,6 +211,8 @@ def python_lines(lines: list[str], keep_timed: bool = True) -> list[str]:
         lines[0] = ""
     if _parses("\n".join(lines) + "\n"):
         return lines
+    if len(lines) == 1 and _is_automagic(lines[0]):
+        return [lines[0][:len(lines[0]) - len(lines[0].lstrip())] + "pass"]
     out: list[str] = []
     continued = False
     for line in lines:
@@ -207,6 +235,15 @@ def python_lines(lines: list[str], keep_timed: bool = True) -> list[str]:
         else:
             out.append(line)
     return out
+
+
+def _is_automagic(line: str) -> bool:
+    """``ls -lh *.h5``: a magic's name, then anything that is not an assignment or a call."""
+    words = line.split(None, 1)
+    if not words or words[0] not in AUTOMAGICS:
+        return False
+    rest = line.lstrip()[len(words[0]):]
+    return not re.match(r"\s*(?:[-+*/%&|^@]?=|\(|\.|\[)", rest)  # `ls = 3`, `cd(x)`: Python
 
 
 def _parses(source: str) -> bool:

@@ -3,7 +3,8 @@
     text     path:line:col: CODE message            (flake8's default)
              nb.ipynb:cell 3:4:5: CODE message      (a notebook: cell, line in the cell, column; ruff's form)
     json     {"tool", "version", "findings": [...], "errors": [...]}; a finding has "cell" (null
-             outside notebooks), "line" and "column" (in the cell for a notebook)
+             outside notebooks), "line" and "column" (in the cell for a notebook), and "url",
+             its rule's page (``links.rule_url``)
     sarif    SARIF 2.1.0 (tf_memlint.sarif), for GitHub code scanning; a notebook finding's region
              is in the .ipynb file as stored, its cell position in the result's properties
     github   ::warning workflow commands: annotations on the pull request's diff (a notebook's at
@@ -20,6 +21,7 @@ from typing import Callable
 
 from tf_memlint import __version__
 from tf_memlint.files import FileResult
+from tf_memlint.links import rule_url
 from tf_memlint.rule import Diagnostic
 from tf_memlint.rule import all_rules
 from tf_memlint.sarif import as_sarif
@@ -41,18 +43,20 @@ def text(results: list[FileResult]) -> str:
                    for r in results for d in r.findings)
 
 
-def _json_finding(result: FileResult, finding: Diagnostic, rules: dict) -> dict:
+def _json_finding(result: FileResult, finding: Diagnostic, rules: dict, url_base: str | None = None) -> dict:
     cell = result.cells.get(finding)
     return {"path": result.path, "cell": cell.cell if cell else None,
-            "line": cell.line if cell else finding.line, "column": finding.col + 1, "code": finding.code,
+            "line": cell.line if cell else finding.line, "column": (cell.col if cell else finding.col) + 1,
+            "code": finding.code,
             "name": rules[finding.code].name if finding.code in rules else finding.code,
             "message": one_line(finding.message), "confidence": finding.confidence,
-            "evidence": finding.evidence, "cost": finding.cost}
+            "evidence": finding.evidence, "cost": finding.cost,
+            "url": rule_url(finding.code, url_base) if finding.code in rules else None}
 
 
-def as_json(results: list[FileResult]) -> str:
+def as_json(results: list[FileResult], url_base: str | None = None) -> str:
     rules = all_rules()
-    findings = [_json_finding(r, d, rules) for r in results for d in r.findings]
+    findings = [_json_finding(r, d, rules, url_base) for r in results for d in r.findings]
     errors = [{"path": r.path, "message": one_line(r.error)} for r in results if r.error]
     return json.dumps({"tool": "tf-memlint", "version": __version__, "findings": findings,
                        "errors": errors}, indent=2) + "\n"
@@ -97,5 +101,6 @@ def statistics(results: list[FileResult]) -> str:
 FORMATS: dict[str, Callable[[list[FileResult]], str]] = {
     "text": text, "json": as_json, "sarif": as_sarif, "github": github,
 }
-# Formats whose stdout is one machine-read document: --statistics goes to stderr instead.
+# Formats whose stdout is one machine-read document: --statistics goes to stderr instead; they
+# link each rule's page (``url_base``).
 DOCUMENT_FORMATS = frozenset({"json", "sarif"})

@@ -1,9 +1,10 @@
 """SARIF 2.1.0 output, for GitHub code scanning and other SARIF viewers.
 
 One ``reportingDescriptor`` per TFM code (id, name, short and full description, help URI to the
-rule's page); results with paths relative to the repository root (``%SRCROOT%``), 1-based lines
-and columns, and a partial fingerprint that survives unrelated edits (it hashes the rule, the
-path and the text of the flagged line, not its number). Files that could not be linted become
+rule's page: ``links.rule_url``, the installed page unless ``rule-url-base`` is set); results
+with paths relative to the repository root (``%SRCROOT%``), 1-based lines and columns, and a
+partial fingerprint that survives unrelated edits (it hashes the rule, the path and the text of
+the flagged line, not its number). Files that could not be linted become
 tool execution notifications, and the invocation is then not successful.
 
 A finding in a notebook has its region in the ``.ipynb`` file as stored (the line and column of
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from tf_memlint import __version__
+from tf_memlint.links import rule_url
 from tf_memlint.resources import rule_page
 from tf_memlint.rule import Rule, all_rules
 
@@ -29,8 +31,6 @@ if TYPE_CHECKING:
     from tf_memlint.files import FileResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-REPOSITORY = "https://github.com/tf-memlint/tf-memlint"
-RULE_PAGE_URL = REPOSITORY + "/blob/main/rules/{code}.md"
 FINGERPRINT = "tfMemlintLineHash/v1"
 
 
@@ -56,14 +56,15 @@ def _full_description(code: str, rule: type[Rule]) -> str:
     return " ".join(doc.split())
 
 
-def _descriptor(code: str, rule: type[Rule]) -> dict[str, Any]:
+def _descriptor(code: str, rule: type[Rule], url_base: str | None) -> dict[str, Any]:
+    url = rule_url(code, url_base)
     return {
         "id": code,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": _full_description(code, rule)},
-        "helpUri": RULE_PAGE_URL.format(code=code),
-        "help": {"text": f"{rule.summary}. See {RULE_PAGE_URL.format(code=code)}"},
+        "helpUri": url,
+        "help": {"text": f"{rule.summary}. See {url} (or `tf-memlint explain {code}`)"},
         "defaultConfiguration": {"level": "warning", "enabled": bool(rule.default_enabled)},
         "properties": {"tags": ["tensorflow", "memory", "performance"], "precision": "high"},
     }
@@ -92,7 +93,7 @@ def _line_text(path: str, line: int, cache: dict[str, list[str]]) -> str:
 _RANK = {"high": 90.0, "medium": 60.0, "low": 30.0}
 
 
-def as_sarif(results: list[FileResult], root: Path | None = None) -> str:
+def as_sarif(results: list[FileResult], root: Path | None = None, url_base: str | None = None) -> str:
     root = project_root(root)
     rules = all_rules()
     codes = sorted(rules)
@@ -145,8 +146,7 @@ def as_sarif(results: list[FileResult], root: Path | None = None) -> str:
             "tool": {"driver": {
                 "name": "tf-memlint",
                 "version": __version__,
-                "informationUri": REPOSITORY,
-                "rules": [_descriptor(code, rules[code]) for code in codes],
+                "rules": [_descriptor(code, rules[code], url_base) for code in codes],
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from tf_memlint import project
 from tf_memlint.engine import LintError
@@ -35,9 +35,11 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(args.fix or args.diff)
 
 
-def fix_paths(args: argparse.Namespace, paths: list[str], codes: list[str], settings: dict[str, Any]) -> int:
+def fix_paths(args: argparse.Namespace, paths: list[str], codes: list[str], settings: dict[str, Any],
+              codes_for: Callable[[str], list[str]] | None = None) -> int:
     """Fix (or diff) each file; returns the exit status --diff means (1: something to change, 2: a
-    file could not be read or fixed, named on stderr)."""
+    file could not be read or fixed, named on stderr). ``codes_for(path)``: the codes of that file
+    (per-file-ignores leave some out: what is not reported there is not fixed there either)."""
     registry = all_rules()
     if any(registry[code].reaches_across_modules for code in codes):
         settings = {**settings, PROJECT_TABLES: project.build(paths)}
@@ -56,7 +58,8 @@ def fix_paths(args: argparse.Namespace, paths: list[str], codes: list[str], sett
         tables = settings.get(PROJECT_TABLES)
         own = {**settings, "project": tables.get(path)} if tables else settings
         try:
-            result = fix_text(source, codes, own, unsafe=args.unsafe_fixes)
+            file_codes = codes_for(path) if codes_for else codes
+            result = fix_text(source, file_codes, own, unsafe=args.unsafe_fixes)
         except (LintError, RecursionError) as error:
             print(f"{path}: error: not fixed: {error}", file=sys.stderr)
             failed += 1

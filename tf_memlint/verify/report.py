@@ -37,7 +37,8 @@ def _check_line(cr, claim) -> str:
     why = f" [{cr.check.why}]" if cr.premise and cr.check.why else ""
     if cr.value is None:
         return f"{_describe(cr.check, unit)}: {cr.outcome}: {cr.margin}{why}"
-    return f"{_describe(cr.check, unit)}: {_check_value(cr, unit)} -> {cr.outcome} ({cr.margin}){why}"
+    value = _check_value(cr, unit, getattr(claim, "size_name", ""))
+    return f"{_describe(cr.check, unit)}: {value} -> {cr.outcome} ({cr.margin}){why}"
 
 
 def machine() -> dict:
@@ -158,13 +159,34 @@ def _sizes(r: ClaimResult) -> str:
     return f"{c.size_name}={'/'.join(_fmt(s) for s in c.sizes)}"
 
 
+LEGEND = """\
+How to read this: each claim ran its bad and its good fixture (the files named under it), each
+size in a fresh process under real TensorFlow; bad/good above are the signal's median at each
+size, smallest size first. A premise checks that the measurement means something (both fixtures
+did TensorFlow work, the signal moved at all...): if one fails, the verdict is INCONCLUSIVE
+whatever the checks say. A check compares a measured quantity with the claim's threshold:
+"cleared by D (xR)" means it passed by D (R: value / threshold), "missed by D" that it failed
+by D. CONFIRMED: every check passed; REFUTED: one failed beyond its band; INCONCLUSIVE: in
+between; ERROR: a measurement failed. Sizes of memory are in KiB/MiB/GiB (2^10 bytes...), times
+in s or ms of wall clock."""
+
+
+def _fixture(path) -> str:
+    """The fixture as a user can open it: relative to the current directory when below it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return Path(path).as_posix()
+    return Path(path if relative.startswith("..") else relative).as_posix()
+
+
 def render_text(results: list[ClaimResult], elapsed: float, jobs: int, warnings=None) -> str:
     rows = []
     for r in results:
         mark = "not measurable here" if r.not_measurable else "ok" if r.as_expected else "UNEXPECTED"
         rows.append([r.claim.id, r.claim.kind, r.verdict, f"expected {r.claim.expect}: {mark}",
                      getattr(r.claim, "signal", "-"), _sizes(r), _series(r, "bad"), _series(r, "good"),
-                     f"{r.wall_s:.0f}s"])
+                     f"{r.wall_s:.0f} s"])
     out = [_table(rows, ["claim", "kind", "verdict", "expectation", "signal", "sizes", "bad", "good",
                          "time"])]
     out.append("")
@@ -176,13 +198,15 @@ def render_text(results: list[ClaimResult], elapsed: float, jobs: int, warnings=
         out.append(f"{r.claim.id}: {r.verdict} - {r.claim.statement}")
         if r.reason and r.verdict != "CONFIRMED":
             out.append(f"    why: {r.reason}")
+        if not isinstance(r.claim, BrokenClaim):
+            out.append(f"    fixtures: bad {_fixture(r.claim.bad)}, good {_fixture(r.claim.good)}")
         if r.premises and all(p.outcome == "pass" for p in r.premises):
             out.append(f"    premises: all {len(r.premises)} hold")
         else:
             for p in r.premises:
                 out.append(f"    premise {_check_line(p, r.claim)}")
         for c in r.checks:
-            out.append(f"    {_check_line(c, r.claim)}")
+            out.append(f"    check {_check_line(c, r.claim)}")
         for e in r.errors:
             out.append(f"    ERROR {e}")
         for run in r.runs:
@@ -190,11 +214,15 @@ def render_text(results: list[ClaimResult], elapsed: float, jobs: int, warnings=
                 out.append("      output: " + run.output.strip().replace("\n", "\n              ")[-800:])
                 break
     ok = all(r.as_expected for r in results)
+    m = machine()
     out.append("")
-    out.append(f"{len(results)} claims in {elapsed:.0f} s (--jobs {jobs}): "
+    out.append(f"{len(results)} claims in {elapsed:.0f} s (--jobs {jobs}) on TensorFlow "
+               f"{tf_version(results) or '(not run)'}, Python {m['python']}, {m['cores']} cores: "
                + ("every verdict as expected" if ok else
                   f"{sum(not r.as_expected for r in results)} verdict(s) NOT as expected")
                + _unmeasured_note(results))
+    out.append("")
+    out.append(LEGEND)
     return "\n".join(out) + "\n"
 
 
@@ -343,14 +371,14 @@ def _cell(r: ClaimResult, variant: str, i: int) -> str:
     return txt
 
 
-def _check_value(cr, unit: str) -> str:
+def _check_value(cr, unit: str, size_name: str = "") -> str:
     if cr.value is None:
         return cr.margin
     if isinstance(cr.value, str):
         return cr.value
     q = cr.check.quantity
     if q in ("bad_slope", "good_slope"):
-        return f"{_human(cr.value, unit)} per unit of size"
+        return f"{_human(cr.value, unit)} per unit of {size_name or 'size'}"
     if q in ("difference", "bad", "good"):
         return _human(cr.value, unit)
     return _fmt(cr.value)
