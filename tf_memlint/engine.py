@@ -358,8 +358,9 @@ def _graded(position: tuple[int, int], rule: Rule, message: str, found: Evidence
                    min_bytes=settings.get("min_memory_cost", DEFAULT_MIN_MIB) * 1024 * 1024,
                    min_seconds=settings.get("min_time_cost", DEFAULT_MIN_SECONDS))
     words = found.words()
-    suffix = f"{words}; {graded.cost}" if graded.cost else words
-    return Diagnostic(*position, rule.code, f"{message} [{suffix}]", graded.confidence, graded.cost, words)
+    suffix = "; ".join(part for part in (words, graded.cost) if part)
+    text = f"{message} [{suffix}]" if suffix else message
+    return Diagnostic(*position, rule.code, text, graded.confidence, graded.cost, words or None)
 
 
 def shown(findings: list[Diagnostic], settings: dict[str, Any] | None) -> list[Diagnostic]:

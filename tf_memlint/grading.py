@@ -65,6 +65,8 @@ def project(code: str, evidence: Evidence) -> tuple[str | None, float | None, st
     if unit is None:
         return None, None, None
     repetition = evidence.repetition
+    if repetition.kind == ONCE:
+        return None, None, None  # a cost per repetition says nothing of a place that runs once
     per = unit["per"]
     if repetition.kind in GROWS:
         return (f"grows without bound ({_amount(unit['value'], unit['unit'])} per {per})", None, unit["unit"])
