@@ -1,0 +1,304 @@
+"""The command's cache: each file's findings and each module's project summary, kept between
+runs in ``.tf-memlint-cache/`` at the project root (the directory of the configuration file,
+else the current directory), as ruff keeps ``.ruff_cache``.
+
+Every entry is addressed by a key that hashes everything its value depends on, so an entry is
+never stale, only unused:
+
+- a module's summary (project.summarize): tf-memlint itself (``fingerprint``), the file's bytes
+  and the two flags summarize reads (provider, graph mode);
+- a file's result: tf-memlint itself, the rules selected, the options, whether it is a notebook,
+  the file's bytes, and the project table the file was given (project.build: what the functions
+  it imports from the project do). A table is made from the summaries of the modules the file
+  imports, so editing a module changes its summary, and only when that changes the table of a
+  file that calls it is that caller linted again; every other file is served from the cache.
+
+Layout: ``<root>/<version>/{summary,result}/<2 hex>/<rest of the key>``, one JSON document per
+entry, written to a temporary file and renamed over the entry (``os.replace``), so concurrent
+runs never see half an entry; only the parent process reads and writes (workers only lint what
+missed). An entry that cannot be read, does not parse, has the wrong shape or records another
+key or fingerprint is a miss: the file is linted again and the entry rewritten. stdin is never
+cached. ``TF_MEMLINT_CACHE_LOG=FILE`` appends, per run, what was linted and what was reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tf_memlint import __version__
+from tf_memlint.files import PROJECT_TABLES, FileResult, lint_files as lint_uncached, read_bytes
+from tf_memlint.engine import LintError
+from tf_memlint.notebook import CellLocation, is_notebook_path
+from tf_memlint.rule import Diagnostic
+
+DIRECTORY_NAME = ".tf-memlint-cache"
+DIRECTORY_ENV = "TF_MEMLINT_CACHE_DIR"
+LOG_ENV = "TF_MEMLINT_CACHE_LOG"
+CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+                "# This file is a cache directory tag created by tf-memlint.\n"
+                "# For information about cache directory tags see https://bford.info/cachedir/\n")
+GITIGNORE = "# Automatically created by tf-memlint.\n*\n"
+# Errors that say something about this run, not about the file: linted again next time.
+_TRANSIENT_ERRORS = ("TFM000 internal error", "nested too deeply")
+
+_fingerprint: str | None = None
+
+
+def fingerprint() -> str:
+    """tf-memlint as it is installed: its version, the bytes of its modules (a development
+    checkout changes without a new version), and the parsers it relies on."""
+    global _fingerprint
+    if _fingerprint is None:
+        digest = hashlib.blake2b(digest_size=16)
+        for part in (__version__, sys.version, _libcst_version()):
+            digest.update(part.encode() + b"\0")
+        package = Path(__file__).resolve().parent
+        for path in sorted(package.rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+        _fingerprint = digest.hexdigest()
+    return _fingerprint
+
+
+def _libcst_version() -> str:
+    try:
+        from libcst._version import __version__ as version
+    except ImportError:  # pragma: no cover - a libcst without the module
+        from importlib.metadata import version as installed
+
+        return installed("libcst")
+    return str(version)
+
+
+def _hash(*parts: bytes | str) -> str:
+    digest = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def directory(cache_dir: str | os.PathLike[str] | None, config_source: Path | None) -> Path:
+    """Where the cache lives: ``--cache-dir``, else $TF_MEMLINT_CACHE_DIR, else
+    ``.tf-memlint-cache`` beside the configuration file, else in the current directory."""
+    if cache_dir is not None:
+        return Path(cache_dir)
+    if os.environ.get(DIRECTORY_ENV):
+        return Path(os.environ[DIRECTORY_ENV])
+    root = config_source.resolve().parent if config_source is not None else Path.cwd()
+    return root / DIRECTORY_NAME
+
+
+class Cache:
+    """The entries of one cache directory, for one run."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.base = root / __version__
+        self.fingerprint = fingerprint()
+        self._ready = False
+        self.linted: list[str] = []  # paths whose result missed (linted in this run)
+        self.reused: list[str] = []  # paths served from the cache
+        self.summarized = 0  # module summaries computed (missed) in this run
+        self.summaries_reused = 0
+
+    # Entries ----------------------------------------------------------------------------------
+    def _path(self, kind: str, key: str) -> Path:
+        return self.base / kind / key[:2] / key[2:]
+
+    def _read(self, kind: str, key: str) -> Any:
+        """The value stored under ``key``, or None: a missing, unreadable or foreign entry."""
+        try:
+            with open(self._path(kind, key), "rb") as handle:
+                entry = json.loads(handle.read())
+        except (OSError, ValueError, RecursionError):  # absent, unreadable, not JSON (garbage, cut short)
+            return None
+        if not isinstance(entry, dict) or entry.get("key") != key or entry.get("fingerprint") != self.fingerprint:
+            return None
+        return entry.get("value")
+
+    def _write(self, kind: str, key: str, value: Any) -> None:
+        """Store ``value`` under ``key``; a cache that cannot be written is only a slower run."""
+        path = self._path(kind, key)
+        try:
+            self._prepare()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            data = json.dumps({"key": key, "fingerprint": self.fingerprint, "value": value},
+                              separators=(",", ":")).encode()
+            _replace(path, data)
+        except (OSError, ValueError, TypeError, RecursionError):
+            pass
+
+    def _prepare(self) -> None:
+        """The directory, tagged as a cache (backup tools skip it) and ignored by git."""
+        if self._ready:
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", GITIGNORE)):
+            if not (self.root / name).is_file():
+                _replace(self.root / name, text.encode())
+        self._ready = True
+
+    # Module summaries (project.build's ``summaries``) ------------------------------------------
+    def _summary_key(self, raw: bytes, variant: str) -> str:
+        return _hash("summary", self.fingerprint, variant, raw)
+
+    def get(self, raw: bytes, variant: str) -> dict[str, Any] | None:
+        value = self._read("summary", self._summary_key(raw, variant))
+        if not _is_summary(value):
+            self.summarized += 1
+            return None
+        self.summaries_reused += 1
+        return value
+
+    def put(self, raw: bytes, variant: str, summary: dict[str, Any]) -> None:
+        self._write("summary", self._summary_key(raw, variant), summary)
+
+    # Results -----------------------------------------------------------------------------------
+    def result_key(self, settings_key: str, path: str, raw: bytes, table: Any) -> str:
+        return _hash("result", settings_key, "notebook" if is_notebook_path(path) else "python", raw,
+                     json.dumps(table, separators=(",", ":"), default=repr))
+
+    def settings_key(self, codes: list[str], settings: dict[str, Any]) -> str:
+        options = {k: v for k, v in settings.items() if k != PROJECT_TABLES}
+        return _hash(self.fingerprint, json.dumps(codes), json.dumps(options, sort_keys=True, default=repr))
+
+    def load_result(self, key: str, name: str) -> FileResult | None:
+        return _as_result(name, self._read("result", key))
+
+    def store_result(self, key: str, result: FileResult) -> None:
+        if result.error and result.error.startswith(_TRANSIENT_ERRORS):
+            return
+        findings = [[f.line, f.col, f.code, f.message] for f in result.findings]
+        cells = [_cell_fields(result.cells.get(f)) for f in result.findings]
+        self._write("result", key, {"findings": findings, "error": result.error, "cells": cells})
+
+    def log(self) -> None:
+        """What this run linted and reused, appended to $TF_MEMLINT_CACHE_LOG (one line each)."""
+        target = os.environ.get(LOG_ENV)
+        if not target:
+            return
+        lines = [f"lint {path}" for path in self.linted] + [f"reuse {path}" for path in self.reused]
+        lines.append(f"summaries computed {self.summarized} reused {self.summaries_reused}")
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in lines) + "end\n")
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a temporary file beside it, renamed."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _is_summary(value: Any) -> bool:
+    """The shape project.summarize returns (anything else is a damaged entry)."""
+    if not isinstance(value, dict):
+        return False
+    if value.get("unparsable") is True:
+        return True
+    functions, imports, effects, calls = (value.get(k) for k in ("functions", "imports", "effects", "calls"))
+    return (isinstance(functions, dict) and all(isinstance(k, str) and type(v) is int for k, v in functions.items())
+            and isinstance(imports, list) and all(
+                isinstance(i, list) and len(i) == 4 and i[0] in ("import", "from") and isinstance(i[1], str)
+                and type(i[2]) is int and isinstance(i[3], list) and all(
+                    isinstance(n, list) and len(n) == 2 and isinstance(n[0], str) and (n[1] is None or isinstance(n[1], str))
+                    for n in i[3]) for i in imports)
+            and isinstance(effects, dict) and all(
+                isinstance(e, dict) and all(isinstance(k, str) and isinstance(w, str) for k, w in e.items())
+                for e in effects.values())
+            and isinstance(calls, dict) and all(
+                isinstance(c, list) and all(isinstance(d, str) for d in c) for c in calls.values()))
+
+
+def _cell_fields(cell: CellLocation | None) -> list[int] | None:
+    return None if cell is None else [cell.cell, cell.line, cell.col, cell.raw_line, cell.raw_col]
+
+
+def _as_result(name: str, value: Any) -> FileResult | None:
+    """The FileResult a stored value describes, or None when it is not one."""
+    if not isinstance(value, dict):
+        return None
+    findings, error, cells = value.get("findings"), value.get("error"), value.get("cells")
+    if not (isinstance(findings, list) and isinstance(cells, list) and len(cells) == len(findings)
+            and (error is None or isinstance(error, str))):
+        return None
+    result = FileResult(name, error=error)
+    for finding, cell in zip(findings, cells):
+        if not (isinstance(finding, list) and len(finding) == 4 and type(finding[0]) is int
+                and type(finding[1]) is int and isinstance(finding[2], str) and isinstance(finding[3], str)):
+            return None
+        diagnostic = Diagnostic(*finding)
+        result.findings.append(diagnostic)
+        if cell is not None:
+            if not (isinstance(cell, list) and len(cell) == 5 and all(type(n) is int for n in cell)):
+                return None
+            result.cells[diagnostic] = CellLocation(*cell)
+    return result
+
+
+def lint_files(cache: Cache, paths: list[str], codes: list[str], settings: dict[str, Any],
+               jobs: int) -> list[FileResult]:
+    """files.lint_files through the cache: each file's result is reused when its key matches;
+    the others are linted (in ``jobs`` processes), from the very bytes their key was made of."""
+    tables = settings.get(PROJECT_TABLES) or {}
+    settings_key = cache.settings_key(codes, settings)
+    results: list[FileResult | None] = [None] * len(paths)
+    missed: list[int] = []
+    raws: dict[str, bytes] = {}
+    keys: dict[int, str] = {}
+    for index, path in enumerate(paths):
+        try:
+            raw = read_bytes(path)
+        except LintError:  # lint_file says why
+            missed.append(index)
+            continue
+        key = keys[index] = cache.result_key(settings_key, path, raw, tables.get(path))
+        results[index] = cache.load_result(key, path)
+        if results[index] is None:
+            missed.append(index)
+            raws[path] = raw
+        else:
+            cache.reused.append(path)
+    linted = lint_uncached([paths[i] for i in missed], codes, settings, jobs, raws=raws)
+    for index, result in zip(missed, linted):
+        results[index] = result
+        cache.linted.append(paths[index])
+        if index in keys:
+            cache.store_result(keys[index], result)
+    cache.log()
+    return results  # type: ignore[return-value]
+
+
+def clean(root: Path) -> str | None:
+    """Delete the cache directory ``root``; an error message when it is not one of ours."""
+    if not root.exists():
+        return None
+    tag = root / "CACHEDIR.TAG"
+    try:
+        ours = tag.is_file() and tag.read_text(encoding="utf-8", errors="replace") == CACHEDIR_TAG
+    except OSError:
+        ours = False
+    if not root.is_dir() or not ours:
+        return f"{root} is not a tf-memlint cache (no CACHEDIR.TAG): not deleted"
+    try:
+        shutil.rmtree(root)
+    except OSError as error:
+        return f"cannot delete {root}: {error.strerror or error}"
+    return None
