@@ -144,8 +144,8 @@ def test_other_options_and_rules_are_other_entries(package, capsys):
     assert [len(linted) for linted, _ in _log(log)] == [5, 5, 5, 0]
 
 
-def _entries(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*") if p.is_file() and p.parent.parent.name in ("result", "summary"))
+def _packs(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*/*.json"))
 
 
 def _damage(entry: Path, how: str) -> None:
@@ -160,9 +160,9 @@ def _damage(entry: Path, how: str) -> None:
         document = json.loads(data)
         document["fingerprint"] = "0" * 32
         entry.write_text(json.dumps(document))
-    elif how == "wrong shape":
+    elif how == "wrong shape":  # every entry of the pack
         document = json.loads(data)
-        document["value"] = {"findings": [[1, "x"]], "functions": [1]}
+        document["entries"] = {key: {"findings": [[1, "x"]], "functions": [1], "tf": 1} for key in document["entries"]}
         entry.write_text(json.dumps(document))
     elif how == "a directory":
         entry.unlink()
@@ -174,10 +174,10 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(package, capsys, how):
     root, log = package
     expected = _run(capsys, *every_rule(), "--no-cache", "pkg")
     assert _run(capsys, *every_rule(), "pkg") == expected
-    entries = _entries(root / ".tf-memlint-cache")
-    assert any(e.parent.parent.name == "summary" for e in entries) and len(entries) >= 8
-    for entry in entries:
-        _damage(entry, how)
+    packs = _packs(root / ".tf-memlint-cache")
+    assert sorted(p.name.partition("-")[0] for p in packs) == ["result", "summary.json", "text.json"]
+    for pack in packs:
+        _damage(pack, how)
     assert _run(capsys, *every_rule(), "pkg") == expected  # every entry missed: all linted again
     linted, summaries = _log(log)[-1]
     assert len(linted) == 5 and " reused 0" in summaries

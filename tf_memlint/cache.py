@@ -13,12 +13,17 @@ never stale, only unused:
   imports, so editing a module changes its summary, and only when that changes the table of a
   file that calls it is that caller linted again; every other file is served from the cache.
 
-Layout: ``<root>/<version>/{summary,result}/<2 hex>/<rest of the key>``, one JSON document per
-entry, written to a temporary file and renamed over the entry (``os.replace``), so concurrent
-runs never see half an entry; only the parent process reads and writes (workers only lint what
-missed). An entry that cannot be read, does not parse, has the wrong shape or records another
-key or fingerprint is a miss: the file is linted again and the entry rewritten. stdin is never
-cached. ``TF_MEMLINT_CACHE_LOG=FILE`` appends, per run, what was linted and what was reused.
+Layout: ``<root>/<version>/`` holds one JSON file per kind of entry (a *pack*, read whole: one
+read instead of one per file): ``text.json`` (what project.build's text tests found in a file's
+bytes), ``summary.json`` (module summaries) and ``result-<settings>.json`` (results, one pack
+per selection of rules and options). A pack is written at the end of a run that added to it: the
+pack as it is on disk then (another run may have added to it meanwhile), what this run used and
+added, to a temporary file renamed over the pack (``os.replace``), so a reader never sees half a
+pack; two runs that save at once lose at worst the other's additions (misses next time). Only
+the parent process reads and writes (workers lint what missed). A pack that cannot be read, does
+not parse or was written by another tf-memlint is empty; an entry of the wrong shape is a miss;
+either way the file is linted again and the entry rewritten. stdin is never cached.
+``TF_MEMLINT_CACHE_LOG=FILE`` appends, per run, what was linted and what was reused.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from tf_memlint import __version__
 from tf_memlint.files import PROJECT_TABLES, FileResult, lint_files as lint_uncached, read_bytes
 from tf_memlint.engine import LintError
 from tf_memlint.notebook import CellLocation, is_notebook_path
+from tf_memlint.project import TEXT_FLAGS, TEXT_VARIANT
 from tf_memlint.rule import Diagnostic
 
 DIRECTORY_NAME = ".tf-memlint-cache"
@@ -47,7 +53,12 @@ CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 GITIGNORE = "# Automatically created by tf-memlint.\n*\n"
 # Errors that say something about this run, not about the file: linted again next time.
 _TRANSIENT_ERRORS = ("TFM000 internal error", "nested too deeply")
+# A pack keeps the entries of earlier runs (other selections of files: pre-commit's few, a
+# subdirectory) until it holds this many, then only those of the run that saves it.
+_PACK_LIMIT = 50_000
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
 _fingerprint: str | None = None
 
 
@@ -78,7 +89,7 @@ def _libcst_version() -> str:
 
 
 def _hash(*parts: bytes | str) -> str:
-    digest = hashlib.blake2b(digest_size=20)
+    digest = hashlib.blake2b(digest_size=16)
     for part in parts:
         data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
         digest.update(len(data).to_bytes(8, "little"))
@@ -97,89 +108,123 @@ def directory(cache_dir: str | os.PathLike[str] | None, config_source: Path | No
     return root / DIRECTORY_NAME
 
 
+class _Pack:
+    """The entries of one kind: read whole at the first ``get``, saved whole by ``save``."""
+
+    def __init__(self, path: Path, fingerprint: str, valid: Any) -> None:
+        self.path, self.fingerprint, self.valid = path, fingerprint, valid
+        self.entries: dict[str, Any] | None = None
+        self.used: set[str] = set()
+        self.added: dict[str, Any] = {}
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            with open(self.path, "rb") as handle:
+                document = json.loads(handle.read())
+        except (OSError, ValueError, RecursionError):  # absent, unreadable, not JSON (garbage, cut short)
+            return {}
+        if not isinstance(document, dict) or document.get("fingerprint") != self.fingerprint \
+                or not isinstance(document.get("entries"), dict):
+            return {}  # another tf-memlint's, or not a pack
+        return document["entries"]
+
+    def get(self, key: str) -> Any:
+        if self.entries is None:
+            self.entries = self._load()
+        value = self.added.get(key, self.entries.get(key))
+        if value is None or not self.valid(value):
+            return None
+        self.used.add(key)
+        return value
+
+    def put(self, key: str, value: Any) -> None:
+        self.added[key] = value
+
+    def save(self) -> None:
+        if not self.added:
+            return
+        kept = self._load()  # with what other runs saved since this one read it
+        if len(kept) + len(self.added) > _PACK_LIMIT:
+            kept = {}
+        kept.update((key, self.entries[key]) for key in self.used if self.entries and key in self.entries)
+        kept.update(self.added)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _replace(self.path, json.dumps({"fingerprint": self.fingerprint, "entries": kept},
+                                       separators=(",", ":")).encode())
+        self.added = {}
+
+
 class Cache:
-    """The entries of one cache directory, for one run."""
+    """One cache directory, for one run."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.base = root / __version__
         self.fingerprint = fingerprint()
-        self._ready = False
+        self.packs: dict[str, _Pack] = {}
         self.linted: list[str] = []  # paths whose result missed (linted in this run)
         self.reused: list[str] = []  # paths served from the cache
         self.summarized = 0  # module summaries computed (missed) in this run
         self.summaries_reused = 0
 
-    # Entries ----------------------------------------------------------------------------------
-    def _path(self, kind: str, key: str) -> Path:
-        return self.base / kind / key[:2] / key[2:]
+    def _pack(self, name: str, valid: Any) -> _Pack:
+        if name not in self.packs:
+            self.packs[name] = _Pack(self.base / f"{name}.json", self.fingerprint, valid)
+        return self.packs[name]
 
-    def _read(self, kind: str, key: str) -> Any:
-        """The value stored under ``key``, or None: a missing, unreadable or foreign entry."""
-        try:
-            with open(self._path(kind, key), "rb") as handle:
-                entry = json.loads(handle.read())
-        except (OSError, ValueError, RecursionError):  # absent, unreadable, not JSON (garbage, cut short)
-            return None
-        if not isinstance(entry, dict) or entry.get("key") != key or entry.get("fingerprint") != self.fingerprint:
-            return None
-        return entry.get("value")
-
-    def _write(self, kind: str, key: str, value: Any) -> None:
-        """Store ``value`` under ``key``; a cache that cannot be written is only a slower run."""
-        path = self._path(kind, key)
+    def save(self) -> None:
+        """Write what this run added; a cache that cannot be written is only a slower run."""
         try:
             self._prepare()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            data = json.dumps({"key": key, "fingerprint": self.fingerprint, "value": value},
-                              separators=(",", ":")).encode()
-            _replace(path, data)
+            for pack in self.packs.values():
+                pack.save()
         except (OSError, ValueError, TypeError, RecursionError):
             pass
 
     def _prepare(self) -> None:
         """The directory, tagged as a cache (backup tools skip it) and ignored by git."""
-        if self._ready:
+        if not any(pack.added for pack in self.packs.values()):
             return
         self.root.mkdir(parents=True, exist_ok=True)
         for name, text in (("CACHEDIR.TAG", CACHEDIR_TAG), (".gitignore", GITIGNORE)):
             if not (self.root / name).is_file():
                 _replace(self.root / name, text.encode())
-        self._ready = True
 
-    # Module summaries (project.build's ``summaries``) ------------------------------------------
-    def _summary_key(self, raw: bytes, variant: str) -> str:
-        return _hash("summary", self.fingerprint, variant, raw)
-
+    # project.build's ``summaries``: a module's text facts (variant "text") and its summary ----
     def get(self, raw: bytes, variant: str) -> dict[str, Any] | None:
-        value = self._read("summary", self._summary_key(raw, variant))
-        if not _is_summary(value):
-            self.summarized += 1
-            return None
-        self.summaries_reused += 1
+        text = variant == TEXT_VARIANT
+        pack = self._pack("text", _is_text_facts) if text else self._pack("summary", _is_summary)
+        value = pack.get(_hash(variant, raw))
+        if not text:
+            if value is None:
+                self.summarized += 1
+            else:
+                self.summaries_reused += 1
         return value
 
-    def put(self, raw: bytes, variant: str, summary: dict[str, Any]) -> None:
-        self._write("summary", self._summary_key(raw, variant), summary)
+    def put(self, raw: bytes, variant: str, value: dict[str, Any]) -> None:
+        pack = self._pack("text", _is_text_facts) if variant == TEXT_VARIANT else self._pack("summary", _is_summary)
+        pack.put(_hash(variant, raw), value)
 
     # Results -----------------------------------------------------------------------------------
-    def result_key(self, settings_key: str, path: str, raw: bytes, table: Any) -> str:
-        return _hash("result", settings_key, "notebook" if is_notebook_path(path) else "python", raw,
-                     json.dumps(table, separators=(",", ":"), default=repr))
-
     def settings_key(self, codes: list[str], settings: dict[str, Any]) -> str:
         options = {k: v for k, v in settings.items() if k != PROJECT_TABLES}
-        return _hash(self.fingerprint, json.dumps(codes), json.dumps(options, sort_keys=True, default=repr))
+        return _hash(json.dumps(codes), json.dumps(options, sort_keys=True, default=repr))
 
-    def load_result(self, key: str, name: str) -> FileResult | None:
-        return _as_result(name, self._read("result", key))
+    def result_key(self, path: str, raw: bytes, table: Any) -> str:
+        return _hash("notebook" if is_notebook_path(path) else "python", raw,
+                     json.dumps(table, separators=(",", ":"), default=repr))
 
-    def store_result(self, key: str, result: FileResult) -> None:
+    def load_result(self, settings_key: str, key: str, name: str) -> FileResult | None:
+        return _as_result(name, self._pack(f"result-{settings_key[:20]}", _is_result).get(key))
+
+    def store_result(self, settings_key: str, key: str, result: FileResult) -> None:
         if result.error and result.error.startswith(_TRANSIENT_ERRORS):
             return
         findings = [[f.line, f.col, f.code, f.message] for f in result.findings]
         cells = [_cell_fields(result.cells.get(f)) for f in result.findings]
-        self._write("result", key, {"findings": findings, "error": result.error, "cells": cells})
+        self._pack(f"result-{settings_key[:20]}", _is_result).put(
+            key, {"findings": findings, "error": result.error, "cells": cells})
 
     def log(self) -> None:
         """What this run linted and reused, appended to $TF_MEMLINT_CACHE_LOG (one line each)."""
@@ -196,6 +241,7 @@ def _replace(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all: a temporary file beside it, renamed."""
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
+        os.chmod(temporary, 0o666 & ~_UMASK)  # as open() would make it (mkstemp: owner only)
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
@@ -205,6 +251,16 @@ def _replace(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def _is_text_facts(value: Any) -> bool:
+    """The shape of project.text_facts."""
+    return (isinstance(value, dict) and all(type(value.get(k)) is bool for k in TEXT_FLAGS)
+            and isinstance(value.get("words"), list) and all(isinstance(w, str) for w in value["words"]))
+
+
+def _is_result(value: Any) -> bool:
+    return isinstance(value, dict)  # _as_result checks the rest
 
 
 def _is_summary(value: Any) -> bool:
@@ -256,7 +312,8 @@ def _as_result(name: str, value: Any) -> FileResult | None:
 def lint_files(cache: Cache, paths: list[str], codes: list[str], settings: dict[str, Any],
                jobs: int) -> list[FileResult]:
     """files.lint_files through the cache: each file's result is reused when its key matches;
-    the others are linted (in ``jobs`` processes), from the very bytes their key was made of."""
+    the others are linted (in ``jobs`` processes), from the very bytes their key was made of.
+    Saves the cache (project.build's entries too)."""
     tables = settings.get(PROJECT_TABLES) or {}
     settings_key = cache.settings_key(codes, settings)
     results: list[FileResult | None] = [None] * len(paths)
@@ -269,8 +326,8 @@ def lint_files(cache: Cache, paths: list[str], codes: list[str], settings: dict[
         except LintError:  # lint_file says why
             missed.append(index)
             continue
-        key = keys[index] = cache.result_key(settings_key, path, raw, tables.get(path))
-        results[index] = cache.load_result(key, path)
+        key = keys[index] = cache.result_key(path, raw, tables.get(path))
+        results[index] = cache.load_result(settings_key, key, path)
         if results[index] is None:
             missed.append(index)
             raws[path] = raw
@@ -281,7 +338,8 @@ def lint_files(cache: Cache, paths: list[str], codes: list[str], settings: dict[
         results[index] = result
         cache.linted.append(paths[index])
         if index in keys:
-            cache.store_result(keys[index], result)
+            cache.store_result(settings_key, keys[index], result)
+    cache.save()
     cache.log()
     return results  # type: ignore[return-value]
 

@@ -236,20 +236,27 @@ def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]
                 raws[path] = Path(path).read_bytes()
             except OSError:
                 continue
+    stem = {path: Path(path).stem for path in raws}
+    facts: dict[str, dict[str, Any]] = {}
+    for path, raw in raws.items():
+        found = summaries.get(raw, TEXT_VARIANT) if summaries is not None else None
+        if found is None:
+            found = text_facts(raw)
+            if summaries is not None:
+                summaries.put(raw, TEXT_VARIANT, found)
+        facts[path] = found
     # Graph mode belongs to a project: the given tree when its top has a project marker, else
     # each top-level directory under it (linting a folder of checkouts judges each on its own).
     owner = _projects(list(raws))
-    graph_projects = {owner[path] for path, raw in raws.items() if Path(path).stem.isidentifier()
-                      and MENTIONS_TF(raw) and (  # a notebook (x.ipynb.py) is a program of its own
-        b"disable_eager_execution(" in raw or b"disable_v2_behavior(" in raw
-        or (b"compat.v1" in raw and b"Session(" in raw))}
+    graph_projects = {owner[path] for path in raws if stem[path].isidentifier()  # a notebook (x.ipynb.py)
+                      and facts[path]["graph_marker"]}  # is a program of its own
     modules: dict[str, _Unit] = {}
 
     def parse(path: str, raw: bytes) -> _Unit | None:
         # A provider (names TF/Keras, imported somewhere) gets effects; the graph mode its ops
         # count in is its own or its project's. The summary depends on nothing else but the bytes.
-        provider = bool(MENTIONS_TF(raw)) and Path(path).stem.encode() in wanted
-        graph_mode = bool(_GRAPH_WORDS(raw)) or owner[path] in graph_projects
+        provider = facts[path]["tf"] and stem[path].encode() in wanted
+        graph_mode = facts[path]["graph_words"] or owner[path] in graph_projects
         variant = f"provider={provider:d},graph={graph_mode:d}"
         summary = summaries.get(raw, variant) if summaries is not None else None
         if summary is None:
@@ -262,20 +269,20 @@ def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]
 
     # Providers: importable modules that name TF/Keras and define functions, kept only when an
     # import line of another file names them; those files are the consumers.
-    candidates = {path: Path(path).stem for path, raw in raws.items()
-                  if Path(path).stem.isidentifier() and Path(path).stem not in _NOT_PROJECT
-                  and MENTIONS_TF(raw) and b"def " in raw
-                  and (owner[path] in graph_projects or _EFFECT_WORDS(raw))}
+    candidates = {path: stem[path] for path in raws
+                  if stem[path].isidentifier() and stem[path] not in _NOT_PROJECT
+                  and facts[path]["tf"] and facts[path]["def"]
+                  and (owner[path] in graph_projects or facts[path]["effect_words"])}
     if not candidates:
         return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
     stems = {stem.encode() for stem in candidates.values()}
     wanted: set[bytes] = set()
     consumers: list[str] = []
-    for path, raw in raws.items():
-        if b"import" not in raw:
+    for path in raws:
+        if not facts[path]["words"]:
             continue
-        named = _imported_words(raw) & stems
-        named.discard(Path(path).stem.encode())
+        named = {word.encode() for word in facts[path]["words"]} & stems
+        named.discard(stem[path].encode())
         if named:
             wanted |= named
             consumers.append(path)
@@ -286,6 +293,23 @@ def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]
     if not modules:
         return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
     return _tables(modules, raws, graph_projects, owner)
+
+
+TEXT_VARIANT = "text"
+TEXT_FLAGS = ("tf", "graph_marker", "graph_words", "def", "effect_words")
+
+
+def text_facts(raw: bytes) -> dict[str, Any]:
+    """What ``build``'s text tests find in a file's bytes (plain data, so a cache can keep it)."""
+    mentions = bool(MENTIONS_TF(raw))
+    defines = b"def " in raw
+    return {"tf": mentions, "def": defines,
+            "graph_marker": mentions and (b"disable_eager_execution(" in raw or b"disable_v2_behavior(" in raw
+                                          or (b"compat.v1" in raw and b"Session(" in raw)),
+            # what a provider's graph mode and candidacy need (a provider names TF and has a def)
+            "graph_words": mentions and bool(_GRAPH_WORDS(raw)),
+            "effect_words": mentions and defines and bool(_EFFECT_WORDS(raw)),
+            "words": sorted(word.decode("ascii") for word in _imported_words(raw)) if b"import" in raw else []}
 
 
 def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
@@ -343,6 +367,7 @@ class _Unit:
     def __init__(self, path: str, summary: dict[str, Any], provider: bool) -> None:
         root, name = module_name(Path(path))
         self.path, self.name, self.provider = path, name, provider
+        self.filename = os.path.basename(path)  # how the tables name it
         self.package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
         # Where its absolute imports are looked for: its root, then the directories above it
         # (a script in repo/scripts importing repo/mylib); modules are keyed "root|name", so two
@@ -454,7 +479,7 @@ def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: s
 
     def lookup(module: _Unit, dotted: str) -> tuple[str, dict] | None:
         if dotted in module.functions:  # a function, a class (its __init__) or Class.method of this module
-            return f"{Path(module.path).name}:{module.functions[dotted]}", module.effects.get(dotted, {})
+            return f"{module.filename}:{module.functions[dotted]}", module.effects.get(dotted, {})
         head, _, rest = dotted.partition(".")
         target = module.imports.get(head)
         if target is None:
@@ -464,7 +489,7 @@ def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: s
         other = modules.get(owner)
         if other is None or fname not in other.functions:
             return None
-        return f"{Path(other.path).name}:{other.functions[fname]}", other.effects.get(fname, {})
+        return f"{other.filename}:{other.functions[fname]}", other.effects.get(fname, {})
 
     for _ in range(_ROUNDS):
         changed = False
@@ -492,7 +517,7 @@ def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: s
                 for fname in other.functions:
                     effects = other.effects.get(fname)
                     if effects:
-                        where = f"{Path(other.path).name}:{other.functions[fname]}"
+                        where = f"{other.filename}:{other.functions[fname]}"
                         table[f"{local}.{fname}"] = {k: (w, ((f"{local}.{fname}", where),) + c)
                                                      for k, (w, c) in effects.items()}
             else:
@@ -503,7 +528,7 @@ def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: s
                 for name in [fname, *(n for n in other.functions if n.startswith(fname + "."))]:
                     if other.effects.get(name):  # from .agent import Agent: Agent() and Agent.act
                         key = local + name[len(fname):]
-                        where = f"{Path(other.path).name}:{other.functions[name]}"
+                        where = f"{other.filename}:{other.functions[name]}"
                         table[key] = {k: (w, ((key, where),) + c) for k, (w, c) in other.effects[name].items()}
         if table:
             table[RELATIVE] = sorted({name.split(".")[0] for name in table})
