@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from tf_memlint import __version__, cache, project, report
+from tf_memlint import __version__, project, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, positive_int, rule_options
 from tf_memlint.engine import enabled_codes
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
@@ -159,6 +159,8 @@ def _clean(argv: list[str]) -> int:
     args = _parse(parser, argv)
     if isinstance(args, int):
         return args
+    from tf_memlint import cache
+
     try:
         source = None if args.isolated else (args.config or find_config_file(Path.cwd()))
     except (ConfigError, OSError) as error:
@@ -236,6 +238,8 @@ def _check(args: argparse.Namespace) -> int:
         missing = [(path, error) for path, error in found if error]
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
+        from tf_memlint import cache
+
         registry = all_rules()
         store = None if args.no_cache else cache.Cache(cache.directory(args.cache_dir, config.source))
         # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
