@@ -238,9 +238,9 @@ def _check(args: argparse.Namespace) -> int:
         missing = [(path, error) for path, error in found if error]
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
+        registry = all_rules()
         from tf_memlint import cache
 
-        registry = all_rules()
         store = None if args.no_cache else cache.Cache(cache.directory(args.cache_dir, config.source))
         # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
         reach = any(registry[code].reaches_across_modules for code in codes)
