@@ -256,3 +256,15 @@ def test_concurrent_runs_with_workers_share_one_cache(tmp_path):
     assert expected and outputs == [expected, expected] and third == expected
     assert _log(tmp_path / "log")[0][0] == set()
     assert not list((tmp_path / "cache").rglob(".tmp-*"))  # no temporary file left behind
+
+
+def test_a_result_belongs_to_a_path_not_only_to_bytes(package, capsys):
+    """The engine may judge a file by where it is (test code): the same bytes at another path
+    are linted there, not served the other's result."""
+    root, log = package
+    (root / "tests").mkdir()
+    (root / "tests" / "test_other.py").write_text((root / "pkg" / "other.py").read_text())
+    _run(capsys, "pkg/other.py", "tests/test_other.py")
+    assert _log(log, names=False)[-1][0] == {"pkg/other.py", "tests/test_other.py"}
+    _run(capsys, "pkg/other.py", "tests/test_other.py")
+    assert _log(log)[-1][0] == set()

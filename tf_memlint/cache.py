@@ -7,9 +7,9 @@ never stale, only unused:
 
 - a module's summary (project.summarize): tf-memlint itself (``fingerprint``), the file's bytes
   and the two flags summarize reads (provider, graph mode);
-- a file's result: tf-memlint itself, the rules selected, the options, whether it is a notebook,
-  the file's bytes, and the project table the file was given (project.build: what the functions
-  it imports from the project do). A table is made from the summaries of the modules the file
+- a file's result: tf-memlint itself, the rules selected, the settings (every option the engine
+  reads comes through them), the file's path and bytes, and the project table the file was given
+  (project.build: what the functions it imports from the project do). A table is made from the summaries of the modules the file
   imports, so editing a module changes its summary, and only when that changes the table of a
   file that calls it is that caller linted again; every other file is served from the cache.
 
@@ -40,7 +40,7 @@ from typing import Any
 from tf_memlint import __version__
 from tf_memlint.files import PROJECT_TABLES, FileResult, lint_files as lint_uncached, read_bytes
 from tf_memlint.engine import LintError
-from tf_memlint.notebook import CellLocation, is_notebook_path
+from tf_memlint.notebook import CellLocation
 from tf_memlint.project import TEXT_FLAGS, TEXT_VARIANT
 from tf_memlint.rule import Diagnostic
 
@@ -212,8 +212,8 @@ class Cache:
         return _hash(json.dumps(codes), json.dumps(options, sort_keys=True, default=repr))
 
     def result_key(self, path: str, raw: bytes, table: Any) -> str:
-        return _hash("notebook" if is_notebook_path(path) else "python", raw,
-                     json.dumps(table, separators=(",", ":"), default=repr))
+        # The path too: the engine may judge a file by where it is (test code), and names it.
+        return _hash(path, raw, json.dumps(table, separators=(",", ":"), default=repr))
 
     def load_result(self, settings_key: str, key: str, name: str) -> FileResult | None:
         return _as_result(name, self._pack(f"result-{settings_key[:20]}", _is_result).get(key))
