@@ -268,3 +268,28 @@ def test_a_result_belongs_to_a_path_not_only_to_bytes(package, capsys):
     assert _log(log, names=False)[-1][0] == {"pkg/other.py", "tests/test_other.py"}
     _run(capsys, "pkg/other.py", "tests/test_other.py")
     assert _log(log)[-1][0] == set()
+
+
+def test_a_result_comes_back_whole(tmp_path):
+    """Every field of a result and of its findings (their grade too) survives the cache; a field
+    added to FileResult must be added to the cache (this fails until it is)."""
+    import dataclasses
+
+    from tf_memlint.files import FileResult
+    from tf_memlint.notebook import CellLocation
+    from tf_memlint.rule import Diagnostic
+
+    assert [f.name for f in dataclasses.fields(FileResult)] == ["path", "findings", "error", "cells"]
+    samples = {int: 7, str: "a value"}
+    values = [samples.get(next(t for t in types if t is not type(None)), "x") for types in cache._field_types(Diagnostic)]
+    finding, other = Diagnostic(*values), Diagnostic(*[3 if v == 7 else v for v in values])
+    result = FileResult("nb.ipynb", [finding, other], error="cell 2 skipped",
+                        cells={finding: CellLocation(2, 3, 4, 50, 6)})
+    store = cache.Cache(tmp_path)
+    key = store.result_key("nb.ipynb", b"source", None)
+    store.store_result("settings", key, result)
+    store.save()
+    back = cache.Cache(tmp_path).load_result("settings", key, "nb.ipynb")
+    assert [cache._values(f) for f in back.findings] == [cache._values(f) for f in result.findings]
+    assert back.error == result.error and back.path == "nb.ipynb"
+    assert {cache._values(f)[0]: cache._values(c) for f, c in back.cells.items()} == {7: [2, 3, 4, 50, 6]}

@@ -28,6 +28,7 @@ either way the file is linted again and the entry rewritten. stdin is never cach
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -221,8 +222,8 @@ class Cache:
     def store_result(self, settings_key: str, key: str, result: FileResult) -> None:
         if result.error and result.error.startswith(_TRANSIENT_ERRORS):
             return
-        findings = [[f.line, f.col, f.code, f.message] for f in result.findings]
-        cells = [_cell_fields(result.cells.get(f)) for f in result.findings]
+        findings = [_values(f) for f in result.findings]
+        cells = [None if result.cells.get(f) is None else _values(result.cells[f]) for f in result.findings]
         self._pack(f"result-{settings_key[:20]}", _is_result).put(
             key, {"findings": findings, "error": result.error, "cells": cells})
 
@@ -283,8 +284,35 @@ def _is_summary(value: Any) -> bool:
                 isinstance(c, list) and all(isinstance(d, str) for d in c) for c in calls.values()))
 
 
-def _cell_fields(cell: CellLocation | None) -> list[int] | None:
-    return None if cell is None else [cell.cell, cell.line, cell.col, cell.raw_line, cell.raw_col]
+def _values(record: Any) -> list[Any]:
+    """A finding or a cell location as the list of its fields (all of them: a finding's grade too)."""
+    return [getattr(record, f.name) for f in dataclasses.fields(record)]
+
+
+_TYPES = {"int": int, "str": str, "None": type(None), "float": float, "bool": bool}
+
+
+def _field_types(cls: type) -> list[tuple[type, ...] | None]:
+    """What each field of a dataclass of plain values may hold (None: a type this cannot check)."""
+    found = []
+    for f in dataclasses.fields(cls):
+        names = [n.strip().strip("'\"") for n in str(f.type).strip("'\"").split("|")]
+        found.append(tuple(_TYPES[n] for n in names) if all(n in _TYPES for n in names) else None)
+    return found
+
+
+def _record(cls: type, values: Any) -> Any:
+    """``cls(*values)`` when ``values`` are what its fields hold, else None."""
+    types = _field_types(cls)
+    if not isinstance(values, list) or len(values) != len(types):
+        return None
+    for value, allowed in zip(values, types):
+        if allowed is None:
+            if not isinstance(value, (str, int, float, bool, type(None))):
+                return None
+        elif type(value) not in allowed:  # exact: True is not an int here
+            return None
+    return cls(*values)
 
 
 def _as_result(name: str, value: Any) -> FileResult | None:
@@ -296,16 +324,16 @@ def _as_result(name: str, value: Any) -> FileResult | None:
             and (error is None or isinstance(error, str))):
         return None
     result = FileResult(name, error=error)
-    for finding, cell in zip(findings, cells):
-        if not (isinstance(finding, list) and len(finding) == 4 and type(finding[0]) is int
-                and type(finding[1]) is int and isinstance(finding[2], str) and isinstance(finding[3], str)):
+    for values, cell_values in zip(findings, cells):
+        finding = _record(Diagnostic, values)
+        if finding is None:
             return None
-        diagnostic = Diagnostic(*finding)
-        result.findings.append(diagnostic)
-        if cell is not None:
-            if not (isinstance(cell, list) and len(cell) == 5 and all(type(n) is int for n in cell)):
+        result.findings.append(finding)
+        if cell_values is not None:
+            cell = _record(CellLocation, cell_values)
+            if cell is None:
                 return None
-            result.cells[diagnostic] = CellLocation(*cell)
+            result.cells[finding] = cell
     return result
 
 
