@@ -9,9 +9,10 @@ never stale, only unused:
   and the two flags summarize reads (provider, graph mode);
 - a file's result: tf-memlint itself, the rules selected, the settings (every option the engine
   reads comes through them), the file's path and bytes, and the project table the file was given
-  (project.build: what the functions it imports from the project do). A table is made from the summaries of the modules the file
-  imports, so editing a module changes its summary, and only when that changes the table of a
-  file that calls it is that caller linted again; every other file is served from the cache.
+  (project.build: what the functions it imports from the project do). A table is made from the
+  summaries of the modules the file imports, so editing a module changes its summary, and only
+  when that changes the table of a file that calls it is that caller linted again; every other
+  file is served from the cache.
 
 Layout: ``<root>/<version>/`` holds one JSON file per kind of entry (a *pack*, read whole: one
 read instead of one per file): ``text.json`` (what project.build's text tests found in a file's
@@ -122,7 +123,7 @@ class _Pack:
         try:
             with open(self.path, "rb") as handle:
                 document = json.loads(handle.read())
-        except (OSError, ValueError, RecursionError):  # absent, unreadable, not JSON (garbage, cut short)
+        except (OSError, ValueError, RecursionError, MemoryError):  # absent, unreadable, not JSON
             return {}
         if not isinstance(document, dict) or document.get("fingerprint") != self.fingerprint \
                 or not isinstance(document.get("entries"), dict):
@@ -177,10 +178,13 @@ class Cache:
         """Write what this run added; a cache that cannot be written is only a slower run."""
         try:
             self._prepare()
-            for pack in self.packs.values():
+        except OSError:
+            return
+        for pack in self.packs.values():
+            try:
                 pack.save()
-        except (OSError, ValueError, TypeError, RecursionError):
-            pass
+            except (OSError, ValueError, TypeError, RecursionError, MemoryError):
+                pass
 
     def _prepare(self) -> None:
         """The directory, tagged as a cache (backup tools skip it) and ignored by git."""
@@ -234,8 +238,11 @@ class Cache:
             return
         lines = [f"lint {path}" for path in self.linted] + [f"reuse {path}" for path in self.reused]
         lines.append(f"summaries computed {self.summarized} reused {self.summaries_reused}")
-        with open(target, "a", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines) + "end\n")
+        try:
+            with open(target, "a", encoding="utf-8") as handle:
+                handle.write("".join(line + "\n" for line in lines) + "end\n")
+        except OSError as error:
+            print(f"tf-memlint: cannot write the cache log {target}: {error.strerror or error}", file=sys.stderr)
 
 
 def _replace(path: Path, data: bytes) -> None:
