@@ -26,7 +26,7 @@ module that imports TensorFlow (no rule trigger) linted in under 30 s wall. The 
 the command without its cache (``--no-cache``), so every run does the whole work.
 
 The cache case (issue 21; ``--only-cache`` runs it alone), on the TF-heavy corpus, with the
-default rules and with the reach rules added: ``tf-memlint -j1`` with an empty cache (first run),
+default rules, with the reach rules added, and with every rule: ``tf-memlint -j1`` with an empty cache (first run),
 then again over the unchanged files (second run): the second's CPU time must be under 10% of the
 first's, with output identical to each other and to a ``--no-cache`` run. Then, on a copy of the
 corpus, one module that other files import is edited (a blank line above its defs: every caller's
@@ -255,6 +255,12 @@ def _reach_codes() -> str:
     return ",".join(code for code, rule in all_rules().items() if rule.reaches_across_modules)
 
 
+def _every_code() -> str:
+    from tf_memlint.rule import all_rules
+
+    return ",".join(all_rules())
+
+
 def _callers(files: list[str]) -> tuple[str, set[str]]:
     """The module of ``files`` that the most project tables (project.build) name, and the files
     whose table names it: the ones an edit that moves its defs must send to be linted again."""
@@ -299,7 +305,7 @@ def bench_cache(corpus: Path, files: list[str], args: argparse.Namespace) -> lis
     print(f"  tf-memlint --version (the fixed cost of starting): cpu {startup.cpu:.2f} s", flush=True)
     results = []
     selections = [("default rules", args.extend_select), ("reach rules added", ",".join(
-        c for c in [args.extend_select, _reach_codes()] if c))]
+        c for c in [args.extend_select, _reach_codes()] if c)), ("every rule", _every_code())]
     for label, codes in selections:
         extra = ["--extend-select", codes] if codes else []
         base = [python, "-m", "tf_memlint", "--isolated", "--exit-zero", "-j1", *extra]
