@@ -17,6 +17,9 @@ hands it to ``TFContext.project``; FunctionFacts consults it when a call does no
 Graph mode: a project where some module calls ``disable_eager_execution()`` /
 ``disable_v2_behavior()``, or imports ``tensorflow.compat.v1`` and creates a Session, builds TF1
 graphs everywhere: ``"__graph_mode__"`` in every table.
+
+What a file's bytes alone decide (``text_facts``, ``summarize``) is plain data: the command's
+cache (cache.py) keeps it between runs, and only the linking of the modules is redone.
 """
 
 from __future__ import annotations
@@ -210,8 +213,8 @@ def build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]:
     with ``get(raw, variant)`` (the summary, or None) and ``put(raw, variant, summary)``.
 
     The cyclic garbage collector is paused meanwhile, as for a LibCST tree (engine._lint_cst):
-    the stdlib trees kept until the tables are done have no cycles, and the collections their
-    allocations trigger scanned them over and over (3.1 s instead of 7 s on the dev corpus).
+    the stdlib trees have no cycles, and the collections their allocations trigger scanned them
+    over and over (3.1 s instead of 7 s on the dev corpus).
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -225,10 +228,12 @@ def build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]:
 def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]:
     """``build`` with the collector paused.
 
-    Cheap first: the bytes of every file are searched, but only *providers* (importable modules
-    that name TensorFlow/Keras and define a function) and the files that name a provider's
-    module are parsed; graph mode is a text test (``disable_eager_execution()``,
-    ``disable_v2_behavior()``, ``compat.v1`` with ``Session(``)."""
+    Cheap first: the bytes of every file are searched (``text_facts``), but only *providers*
+    (importable modules that name TensorFlow/Keras and define a function) and the files that name
+    a provider's module are parsed (``summarize``); graph mode is a text test
+    (``disable_eager_execution()``, ``disable_v2_behavior()``, ``compat.v1`` with ``Session(``).
+    Both depend on a file's bytes alone (and summarize on two flags), so ``summaries`` can keep
+    them; what ties the modules together (``_tables``) is redone every time, from plain data."""
     raws: dict[str, bytes] = {}
     for path in paths:
         if path.endswith(".py"):
@@ -248,8 +253,8 @@ def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]
     # Graph mode belongs to a project: the given tree when its top has a project marker, else
     # each top-level directory under it (linting a folder of checkouts judges each on its own).
     owner = _projects(list(raws))
-    graph_projects = {owner[path] for path in raws if stem[path].isidentifier()  # a notebook (x.ipynb.py)
-                      and facts[path]["graph_marker"]}  # is a program of its own
+    # (a notebook, x.ipynb.py, is a program of its own)
+    graph_projects = {owner[path] for path in raws if stem[path].isidentifier() and facts[path]["graph_marker"]}
     modules: dict[str, _Unit] = {}
 
     def parse(path: str, raw: bytes) -> _Unit | None:
