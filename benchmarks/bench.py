@@ -22,20 +22,21 @@ the order flipped every round) and the best of each is kept:
 
 Targets (issue 13): flake8+TFM <= 1.3x flake8 on both corpora; peak RSS of flake8+TFM <= 2x
 flake8 alone; tf-memlint -j1 <= 0.5x flake8 -j1 on the TF-heavy corpus; a generated 10 MB data
-module that imports TensorFlow (no rule trigger) linted in under 30 s wall. The rows above run
-the command without its cache (``--no-cache``), so every run does the whole work.
-
-The cache case (issue 21; ``--only-cache`` runs it alone), on the TF-heavy corpus, with the
-default rules, with the reach rules added, and with every rule: ``tf-memlint -j1`` with an empty cache (first run),
-then again over the unchanged files (second run): the second's CPU time must be under 10% of the
-first's, with output identical to each other and to a ``--no-cache`` run. Then, on a copy of the
-corpus, one module that other files import is edited (a blank line above its defs: every caller's
-table names new lines) and the whole copy linted again: what that costs and which files were
-linted (the cache's log), against what the tables say must be; and a pre-commit-like run over 3
-changed files. ``tf-memlint --version`` gives the fixed cost of starting the command.
+module that imports TensorFlow (no rule trigger) linted in under 30 s wall.
 
 It also counts the files for which the command builds a LibCST tree, and times in this process
 what one file costs tf-memlint when no rule can fire in it (keras corpus), per kind of file.
+
+The command runs without its cache (``--no-cache``) in the rows above, so every run does the
+whole work. The cache case (``--only-cache`` runs it alone), on the TF-heavy corpus, with the
+default rules, with the reach rules added, and with every rule: ``tf-memlint -j1`` with an empty
+cache (first run), then again over the unchanged files (second run): the second's CPU time must
+be under 10% of the first's, with output identical to each other and to a ``--no-cache`` run.
+Then, on a copy of the corpus, one module that other files import is edited (a blank line above
+its defs: every caller's table names new lines) and the whole copy linted again: what that costs
+and which files were linted (the cache's log), against what the tables say must be; and a
+pre-commit-like run over 3 changed files. ``tf-memlint --version`` gives the fixed cost of
+starting the command.
 """
 
 from __future__ import annotations
