@@ -28,6 +28,17 @@ traced loop: flake8+TFM <= 1.5x flake8 alone in CPU time and in peak RSS.
 
 It also counts the files for which the command builds a LibCST tree, and times in this process
 what one file costs tf-memlint when no rule can fire in it (keras corpus), per kind of file.
+
+The command runs without its cache (``--no-cache``) in the rows above, so every run does the
+whole work. The cache case (``--only-cache`` runs it alone), on the TF-heavy corpus, with the
+default rules, with the reach rules added, and with every rule: ``tf-memlint -j1`` with an empty
+cache (first run), then again over the unchanged files (second run): the second's CPU time must
+be under 10% of the first's, with output identical to each other and to a ``--no-cache`` run.
+Then, on a copy of the corpus, one module that other files import is edited (a blank line above
+its defs: every caller's table names new lines) and the whole copy linted again: what that costs
+and which files were linted (the cache's log), against what the tables say must be; and a
+pre-commit-like run over 3 changed files. ``tf-memlint --version`` gives the fixed cost of
+starting the command.
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -90,10 +102,10 @@ def keras_corpus(sample: int) -> list[str]:
 class Run:
     """One finished subprocess: CPU seconds, wall seconds, peak RSS (MiB), output."""
 
-    def __init__(self, command: list[str]) -> None:
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             started = time.perf_counter()
-            process = subprocess.Popen(command, stdout=out, stderr=err)
+            process = subprocess.Popen(command, stdout=out, stderr=err, env=env)
             _, status, usage = os.wait4(process.pid, 0)
             self.wall = time.perf_counter() - started
             process.returncode = os.waitstatus_to_exitcode(status)
@@ -174,7 +186,7 @@ def bench_corpus(title: str, files: list[str], args: argparse.Namespace, unit: b
     lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
     python = sys.executable
     extra = ["--extend-select", args.extend_select] if args.extend_select else []
-    tf_memlint = [python, "-m", "tf_memlint", "--isolated", "--exit-zero", *extra]
+    tf_memlint = [python, "-m", "tf_memlint", "--isolated", "--exit-zero", "--no-cache", *extra]
     flake8 = ["--isolated", "--exit-zero"]
     flake8_tfm = [*flake8, *extra]  # flake8 alone gets no TFM selection: it has no TFM plugin
     print(f"== {title}: {len(files)} files, {lines:,} lines", flush=True)
@@ -235,7 +247,112 @@ def generated_file(tmp: str) -> float:
     row = "W{0} = [{0}, {0}, 0.5, 'abc{0}']\n"
     path = Path(tmp) / "generated.py"
     path.write_text("import tensorflow as tf\n" + "".join(row.format(i) for i in range(260_000)))
-    return Run([sys.executable, "-m", "tf_memlint", "--isolated", "-j1", str(path)]).wall
+    return Run([sys.executable, "-m", "tf_memlint", "--isolated", "--no-cache", "-j1", str(path)]).wall
+
+
+TARGET_CACHE = 0.10
+
+
+def _reach_codes() -> str:
+    from tf_memlint.rule import all_rules
+
+    return ",".join(code for code, rule in all_rules().items() if rule.reaches_across_modules)
+
+
+def _every_code() -> str:
+    from tf_memlint.rule import all_rules
+
+    return ",".join(all_rules())
+
+
+def _callers(files: list[str]) -> tuple[str, set[str]]:
+    """The module of ``files`` that the most project tables (project.build) name, and the files
+    whose table names it: the ones an edit that moves its defs must send to be linted again."""
+    from tf_memlint import project
+
+    tables = project.build(files)
+    named: dict[str, set[str]] = {}
+    for path, table in tables.items():
+        for entry in table.values():
+            if isinstance(entry, dict):
+                for _, chain in entry.values():
+                    for _, where in chain:  # every def on the way: its line is in the file's table
+                        named.setdefault(where.partition(":")[0], set()).add(path)
+    by_name: dict[str, list[str]] = {}
+    for path in files:
+        by_name.setdefault(Path(path).name, []).append(path)
+    # a module's name is unique enough when one file has it (the tables name files by name)
+    candidates = [(len(callers), by_name[name][0]) for name, callers in named.items() if len(by_name.get(name, ())) == 1]
+    if not candidates:
+        return "", set()
+    _, module = max(candidates)
+    return module, named[Path(module).name]
+
+
+def _linted(log: Path) -> list[str]:
+    """The files the last run in the cache's log linted."""
+    runs, current = [], []
+    for line in log.read_text().splitlines():
+        if line == "end":
+            runs.append(current)
+            current = []
+        elif line.startswith("lint "):
+            current.append(line[5:])
+    return runs[-1] if runs else []
+
+
+def bench_cache(corpus: Path, files: list[str], args: argparse.Namespace) -> list[tuple[str, float, bool]]:
+    """The cache case (see the module's docstring): (rules, second / first CPU, identical)."""
+    python = sys.executable
+    print(f"== cache: tf-memlint -j1 on {corpus}: {len(files)} files", flush=True)
+    startup = Run([python, "-m", "tf_memlint", "--version"])
+    print(f"  tf-memlint --version (the fixed cost of starting): cpu {startup.cpu:.2f} s", flush=True)
+    results = []
+    selections = [("default rules", args.extend_select), ("reach rules added", ",".join(
+        c for c in [args.extend_select, _reach_codes()] if c)), ("every rule", _every_code())]
+    for label, codes in selections:
+        extra = ["--extend-select", codes] if codes else []
+        base = [python, "-m", "tf_memlint", "--isolated", "--exit-zero", "-j1", *extra]
+        with tempfile.TemporaryDirectory() as tmp:
+            cached = [*base, "--cache-dir", str(Path(tmp) / "cache")]
+            uncached = Run([*base, "--no-cache", *files])
+            first = Run([*cached, *files])
+            second = Run([*cached, *files])
+        identical = uncached.stdout == first.stdout == second.stdout and uncached.returncode == second.returncode
+        ratio = second.cpu / first.cpu
+        print(f"  {label}: no cache cpu {uncached.cpu:.2f} s; first run cpu {first.cpu:.2f} s, wall "
+              f"{first.wall:.2f} s; second run cpu {second.cpu:.2f} s, wall {second.wall:.2f} s; "
+              f"second / first {ratio:.3f} (target < {TARGET_CACHE}: {'met' if ratio < TARGET_CACHE else 'NOT met'}); "
+              f"output identical: {'yes' if identical else 'NO'} ({second.findings} findings)", flush=True)
+        results.append((label, ratio, identical))
+    # An edit on a copy of the corpus, with the reach rules (callers are linted again).
+    extra = ["--extend-select", selections[1][1]]
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "corpus"
+        shutil.copytree(corpus, copy, symlinks=True)
+        copied = [str(copy / Path(f).relative_to(corpus)) for f in files]
+        module, callers = _callers(copied)
+        log = Path(tmp) / "log"
+        environment = {**os.environ, "TF_MEMLINT_CACHE_LOG": str(log)}
+        command = [python, "-m", "tf_memlint", "--isolated", "--exit-zero", "-j1", *extra,
+                   "--cache-dir", str(Path(tmp) / "cache"), *copied]
+        first = Run(command, environment)
+        if module:
+            path = Path(module)
+            path.write_bytes(b"\n" + path.read_bytes())
+            edited = Run(command, environment)
+            linted = set(_linted(log))
+            expected = {module} | callers
+            print(f"  one module edited ({Path(module).relative_to(copy)}, named by {len(callers)} tables), "
+                  f"whole corpus again: cpu {edited.cpu:.2f} s ({edited.cpu / first.cpu:.3f} of the first run); "
+                  f"linted {len(linted)} files: {'exactly' if linted == expected else 'NOT'} it and its "
+                  f"{len(callers)} callers", flush=True)
+        few = copied[:3]
+        for path in few:
+            Path(path).write_bytes(Path(path).read_bytes() + b"\n# edited\n")
+        precommit = Run([*command[:-len(copied)], *few], environment)
+        print(f"  3 edited files alone (pre-commit): cpu {precommit.cpu:.2f} s, linted {len(_linted(log))}", flush=True)
+    return results
 
 
 def large_traced_module(tmp: str, megabytes: float, args: argparse.Namespace) -> tuple[float, float]:
@@ -268,6 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="N for the -jN rows")
     parser.add_argument("--flake8-parallel", action="store_true", help="add the flake8 -jN rows")
     parser.add_argument("--skip-flake8-parallel", action="store_true", help=argparse.SUPPRESS)  # the default now
+    parser.add_argument("--only-cache", action="store_true", help="run the cache case alone (TF-heavy corpus)")
     parser.add_argument("--extend-select", default="", metavar="CODES",
                         help="opt-in rules to add to both the plugin and the command runs, e.g. the rules "
                              "that follow calls (reach): TFM201,TFM202,TFM403,TFM404")
@@ -278,6 +396,13 @@ def main(argv: list[str] | None = None) -> int:
           f"alternating round(s) for flake8 and flake8+TFM"
           f"{f'; every {args.sample}th file' if args.sample > 1 else ''}", flush=True)
     summary: list[tuple[str, dict[str, Run]]] = []
+    if args.only_cache:
+        if not args.user_corpus or args.user_corpus == "none":
+            sys.exit("benchmark: the cache case needs --user-corpus")
+        corpus = Path(args.user_corpus)
+        files = python_files(corpus)
+        bench_cache(corpus, files[::args.sample] if args.sample > 1 else files, args)
+        return 0
     if not args.no_keras:
         files = keras_corpus(args.sample)
         if files:
@@ -315,6 +440,11 @@ def main(argv: list[str] | None = None) -> int:
               " target < 0.2 ms for files that name no TF module):")
         for kind, count, ms in per_file_costs(keras_corpus(args.sample)):
             print(f"  {kind:<48}{count:>6} files {ms:>8.3f} ms/file")
+    if args.user_corpus and args.user_corpus != "none":
+        print()
+        corpus = Path(args.user_corpus)
+        files = python_files(corpus)
+        bench_cache(corpus, files[::args.sample] if args.sample > 1 else files, args)
     return 0
 
 

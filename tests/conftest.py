@@ -77,3 +77,10 @@ def lint(tmp_path):
         return result.findings
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _cache_of_its_own(tmp_path_factory, monkeypatch):
+    """Each test runs the command with an empty cache of its own (cache.py): no test is served
+    results another test left, and none writes a cache into the checkout."""
+    monkeypatch.setenv("TF_MEMLINT_CACHE_DIR", str(tmp_path_factory.mktemp("tf-memlint") / ".tf-memlint-cache"))

@@ -132,7 +132,7 @@ def test_project_tables_are_built_only_for_rules_that_reach_across_modules(tmp_p
     monkeypatch.chdir(tmp_path)
     built = []
     real_build = project.build
-    monkeypatch.setattr(project, "build", lambda paths: built.append(paths) or real_build(paths))
+    monkeypatch.setattr(project, "build", lambda paths, *store: built.append(paths) or real_build(paths, *store))
     reaching = sorted(code for code, rule in all_rules().items() if rule.reaches_across_modules)
     others = [code for code in all_rules() if code not in reaching]
     assert reaching and others

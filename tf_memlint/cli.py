@@ -5,6 +5,7 @@
     tf-memlint explain CODE|NAME                one rule's page
     tf-memlint rules                            the catalogue
     tf-memlint verify [CODE ...] [options]      measure the rules' claims (needs the [verify] extra)
+    tf-memlint clean                            delete the cache (.tf-memlint-cache)
 
 Exit status: 0 no findings, 1 findings, 2 usage, configuration or I/O error (a file that could
 not be read or parsed counts: it was not checked). Every other file is still linted and reported;
@@ -36,13 +37,15 @@ tf-memlint [check] [PATH ...] [options]
        tf-memlint [check] - --stdin-filename PATH [options]
        tf-memlint explain CODE|NAME
        tf-memlint rules
-       tf-memlint verify [CODE ...] [options]"""
+       tf-memlint verify [CODE ...] [options]
+       tf-memlint clean"""
 SUBCOMMANDS = """\
 subcommands (each has --help):
   check      lint (the default: `tf-memlint src/` is `tf-memlint check src/`)
   explain    print one rule's page (by code or name): what it flags, why, an example, the fix, the claim
   rules      list every rule, its name and whether it is on by default
-  verify     measure the rules' claims under real TensorFlow (needs the [verify] extra)"""
+  verify     measure the rules' claims under real TensorFlow (needs the [verify] extra)
+  clean      delete the cache the command keeps between runs (.tf-memlint-cache)"""
 
 
 def _codes(value: str) -> list[str]:
@@ -99,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="record every current finding in FILE (JSON) and exit 0; later runs with "
                              "--baseline FILE report only new ones")
     parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg to read (default: nearest)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the cache of results (.tf-memlint-cache)")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR",
+                        help="where the cache is kept (default: $TF_MEMLINT_CACHE_DIR, else "
+                             ".tf-memlint-cache beside the configuration file, else in the current directory)")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--version", action="version", version=f"tf-memlint {__version__}")
     grading = parser.add_argument_group(
@@ -181,8 +189,29 @@ def _verify(argv: list[str]) -> int:
         return exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
 
 
+def _clean(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="tf-memlint clean", description="Delete the cache the command "
+                                     "keeps between runs: the one a check from here would use.")
+    parser.add_argument("--cache-dir", type=Path, metavar="DIR", help="the cache to delete (default: as check finds it)")
+    parser.add_argument("--config", type=Path, help="pyproject.toml or setup.cfg beside which the cache is")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    args = _parse(parser, argv)
+    if isinstance(args, int):
+        return args
+    from tf_memlint import cache
+
+    try:
+        source = None if args.isolated else (args.config or find_config_file(Path.cwd()))
+    except (ConfigError, OSError) as error:
+        return _error(str(error))
+    problem = cache.clean(cache.directory(args.cache_dir, source))
+    return _error(problem) if problem else EXIT_CLEAN
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "clean":
+        return _clean(argv[1:])
     if argv and argv[0] == "explain":
         return _explain(argv[1:])
     if argv and argv[0] == "rules":
@@ -266,11 +295,15 @@ def _check(args: argparse.Namespace) -> int:
             if args.diff:
                 return EXIT_ERROR if missing else status
         registry = all_rules()
+        from tf_memlint import cache
+
+        store = None if args.no_cache else cache.Cache(cache.directory(args.cache_dir, config.source))
         # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
-        tables = project.build(paths) if any(registry[code].reaches_across_modules for code in codes) else {}
+        reach = any(registry[code].reaches_across_modules for code in codes)
+        tables = project.build(paths, store) if reach else {}
         if tables:
             settings[PROJECT_TABLES] = tables
-        results = lint_files(paths, codes, settings, jobs)
+        results = cache.lint_files(store, paths, codes, settings, jobs) if store else lint_files(paths, codes, settings, jobs)
 
     results = without_ignored(results, config)
     try:

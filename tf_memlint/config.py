@@ -31,7 +31,7 @@ from tf_memlint.rule import all_rules
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg-info",
     "__pycache__", "build", "dist", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-    "__pypackages__", "site-packages", ".ipynb_checkpoints",
+    "__pypackages__", "site-packages", ".ipynb_checkpoints", ".tf-memlint-cache",
 )
 # What a directory walk lints (ruff's ``include``; ``extend-include`` adds to it). Named files
 # are linted whatever their name.

@@ -77,6 +77,10 @@ _OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)  # their bodies run at
 _BINDING_NODES = frozenset({cst.Assign, cst.WithItem, cst.For, cst.AugAssign})
 
 
+# ``trange(...)``: tqdm's range with a progress bar, called as range is.
+TQDM_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
+
+
 class TFContext:
     """The shared analysis of one module. Built once; kept current by the engine's walk."""
 
@@ -493,6 +497,8 @@ class TFContext:
         func = dotted_name(iterable.func)
         if func == "range" and "range" not in self.aliases:
             return self.range_length(iterable)
+        if self.imported_name(iterable.func) in TQDM_RANGES:
+            return self.range_length(iterable)  # range behind a progress bar, same arguments
         if func in ("enumerate", "reversed", "list", "tuple") and len(iterable.args) == 1:
             return self.trip_count(iterable.args[0].value)
         if self.is_numpy_call(iterable):

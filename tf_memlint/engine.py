@@ -40,6 +40,7 @@ from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-e
     gate_reason,
     gate_triggers,
     may_have_trigger,
+    MODEL_PACKAGES,
     may_import_tf,
     rule_triggers,
 )
@@ -333,7 +334,8 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         context.source, context.tree = source, tree  # for the lines a message names (positions_of)
         context.project = settings.get("project")  # cross-module summaries, command only (project.py)
         if not _calls_project(settings) and (
-                not context.aliases or not any(canonical(m) is not None for m in context.aliases.values())):
+                not context.aliases or not any(canonical(m) is not None or m.split(".")[0] in MODEL_PACKAGES
+                                               for m in context.aliases.values())):
             return []  # "keras" only in a comment or string: no TF name to resolve
         rules = [registry[code](context, settings) for code in wanted]
         walker = _BatchedWalk(context, rules, module)
@@ -356,8 +358,9 @@ def _graded(position: tuple[int, int], rule: Rule, message: str, found: Evidence
                    min_bytes=settings.get("min_memory_cost", DEFAULT_MIN_MIB) * 1024 * 1024,
                    min_seconds=settings.get("min_time_cost", DEFAULT_MIN_SECONDS))
     words = found.words()
-    suffix = f"{words}; {graded.cost}" if graded.cost else words
-    return Diagnostic(*position, rule.code, f"{message} [{suffix}]", graded.confidence, graded.cost, words)
+    suffix = "; ".join(part for part in (words, graded.cost) if part)
+    text = f"{message} [{suffix}]" if suffix else message
+    return Diagnostic(*position, rule.code, text, graded.confidence, graded.cost, words or None)
 
 
 def shown(findings: list[Diagnostic], settings: dict[str, Any] | None) -> list[Diagnostic]:

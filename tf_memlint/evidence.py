@@ -76,7 +76,7 @@ class Repetition:
         if self.kind == COUNT:
             return f"{self.count:,} iterations ({self.basis})" if self.basis else f"{self.count:,} iterations"
         if self.kind == ONCE:
-            return "runs once here"
+            return self.basis  # the rule's own reason, when it gave one: the harm is not repetition
         return f"{self.kind}: {self.basis}" if self.basis else self.kind
 
 
@@ -90,7 +90,7 @@ class Evidence:
     once_confidence: str | None = None
 
     def words(self) -> str:
-        parts = [self.repetition.words()]
+        parts = [self.repetition.words()] if self.repetition.words() else []
         if self.lifetime == TEST:
             parts.append(f"test code ({self.lifetime_basis})" if self.lifetime_basis else "test code")
         elif self.lifetime in (NOTEBOOK, SERVER):

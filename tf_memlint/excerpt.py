@@ -11,8 +11,9 @@ tests prove it on the fixtures and on real code, with the size threshold at zero
 * its text holds no trigger word of an enabled rule (the gate's own test: a rule cannot fire
   where none of its triggers occurs);
 * nothing kept names it (a call, a base class, a decorator, an attribute of the same name);
-* it names nothing that kept code binds at module level (a tf.function called in its loop, a
-  model used in it): what a rule knows of such a name may make it fire there;
+* it names nothing that kept code binds at module level or defines as a method (a tf.function
+  called in its loop, a model used in it, ``agent.act()`` of a kept class): what a rule knows
+  of such a name may make it fire there;
 * it writes no module-level name (``global``), which would change what a kept name is bound to.
 
 Kept statements keep their text (blank lines and comments between statements go, they hold no
@@ -117,7 +118,10 @@ def _names(statement: ast.AST) -> set[str]:
 def _bound(statement: ast.AST) -> set[str]:
     """The module-level names a top-level statement binds."""
     if isinstance(statement, _DEFINITIONS):
-        return {statement.name}
+        # its methods and inner functions too: a call of obj.method() elsewhere may be resolved
+        # to it by name (facts/callers.py), which makes the caller's loop matter
+        return {statement.name} | {node.name for node in ast_nodes(statement)
+                                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if isinstance(statement, (ast.Import, ast.ImportFrom)):
         return {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
     found = set()

@@ -166,16 +166,20 @@ def _lint_notebook(name: str, raw: bytes, codes: list[str], settings: dict[str, 
     return FileResult(name, findings, error="; ".join(notebook.skipped) or None, cells=cells)
 
 
-def _lint_chunk(paths: list[str], codes: list[str], settings: dict[str, Any]) -> list[FileResult]:
-    return [lint_file(path, codes, settings) for path in paths]
+def _lint_chunk(paths: list[str], codes: list[str], settings: dict[str, Any],
+                raws: dict[str, bytes] | None = None) -> list[FileResult]:
+    return [lint_file(path, codes, settings, raw=raws.get(path) if raws else None) for path in paths]
 
 
-def lint_files(paths: list[str], codes: list[str], settings: dict[str, Any], jobs: int) -> list[FileResult]:
+def lint_files(paths: list[str], codes: list[str], settings: dict[str, Any], jobs: int,
+               raws: dict[str, bytes] | None = None) -> list[FileResult]:
+    """``raws``: the bytes of some of the files, already read (the cache keys results by them)."""
     jobs = max(1, min(jobs, len(paths) // _MIN_FILES_PER_JOB))
     if jobs == 1:
-        return _lint_chunk(paths, codes, settings)
+        return _lint_chunk(paths, codes, settings, raws)
     chunk = max(1, min(64, len(paths) // (jobs * 8)))
     chunks = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
+    chunk_raws = [{p: raws[p] for p in c if p in raws} if raws else None for c in chunks]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(_lint_chunk, chunks, [codes] * len(chunks), [settings] * len(chunks))
+        results = pool.map(_lint_chunk, chunks, [codes] * len(chunks), [settings] * len(chunks), chunk_raws)
         return [result for batch in results for result in batch]

@@ -40,6 +40,8 @@ from the same constants (see ``_Index``):
               again and again), a ``for``/``while`` or a comprehension: anywhere but the
               straight-line code of the module or a class body, which runs once
     NOTEBOOK  anywhere, in a notebook's code cells (the command tells the gate); nowhere else
+    MODEL_METHOD  in a method of a class that may derive from a Keras model base
+              (KerasFacts.model_classes): its own methods run on the model
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
 ``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
@@ -69,8 +71,8 @@ from tf_memlint.context import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.functions import FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
 from tf_memlint.facts.functions import TF_FUNCTION as CREATES_TF_FUNCTION  # the effect, not the name
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
-from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,
-                                   TRAINING_STEP_METHODS)
+from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
+                                   TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -146,7 +148,8 @@ class ModuleFacts:
 
     def imports_tf(self) -> bool:
         """Whether a public TF/Keras module is imported (else the context resolves nothing)."""
-        return any(canonical(module) is not None for module in self.aliases.values())
+        return any(canonical(module) is not None or module.split(".")[0] in MODEL_PACKAGES
+                   for module in self.aliases.values())
 
     def _walk(self) -> None:
         attrs: set[str] = set()
@@ -235,10 +238,14 @@ class ModuleFacts:
 TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE, OUTSIDE_WITH = (
     "traced", "mapped", "loop", "training loop", "repeated", "anywhere", "outside a with item")
 IN_DEF_OR_LOOP, NOTEBOOK = "in a def, a loop or a comprehension", "in a notebook"
+MODEL_METHOD = "in a method of a Keras model class"
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
+# Packages that load TensorFlow models without the module naming TensorFlow itself: a module
+# importing only these can still load a model per call (TFM408).
+MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
@@ -369,6 +376,10 @@ class _Index:
                 found = self._search(self.loops, match)
             elif place == IN_DEF_OR_LOOP:
                 found = self._search(self.defs + self.loops + self.comprehensions, match, into_functions=True)
+            elif place == MODEL_METHOD:
+                models = self._subclasses(lambda base: self.facts.qualified(base) in KERAS_MODEL_BASES)
+                found = self._search([d for cls in self.classes if cls.name in models
+                                      for d in cls.body if isinstance(d, _DEFS)], match)
             elif place == NOTEBOOK:
                 found = self.facts.notebook and self._search([self.facts.tree], match, True)
             elif place == TRAINING_LOOP:
@@ -809,7 +820,7 @@ def _project_reason(facts: ModuleFacts, codes: Iterable[str] | None) -> str | No
     return None
 
 
-_HEAD = re.compile(rb"(?<![\w.])(tensorflow_datasets|tensorflow|tf_keras|keras)(?!\w)")
+_HEAD = re.compile(rb"(?<![\w.])(tensorflow_datasets|tensorflow_hub|tensorflow|tf_keras|keras_ocr|keras)(?!\w)")
 _PRIVATE_NEXT = {top.encode(): tuple(sub.encode() for sub in subs) for top, subs in PRIVATE_SUBPACKAGES.items()}
 _SPACE = b" \t\f\r\n\\"
 
@@ -818,7 +829,8 @@ def may_import_tf(raw: bytes) -> bool:
     """A text test, sound for ``ModuleFacts.imports_tf``: False only when no import statement can
     bind a public TF/Keras module, so the command skips ``ast.parse`` for TensorFlow's own files.
 
-    Only a module head (tensorflow, keras, tf_keras, tensorflow_datasets) right after ``import``,
+    Only a module head (tensorflow, keras, tf_keras, tensorflow_datasets, or a model package of
+    ``MODEL_PACKAGES``) right after ``import``,
     ``from`` or a comma (``import os, tensorflow``) can start such a binding; the names listed
     after ``from M import`` cannot (``M.name`` is public only if ``M`` is). Of those, ``from
     <head>.<private> import ...`` binds only private names. ``import tensorflow.python.x`` binds

@@ -27,7 +27,7 @@ HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
 RANK = {HIGH: 3, MEDIUM: 2, LOW: 1}
 # What a projected cost must reach to count (config keys min-memory-cost / min-time-cost).
-DEFAULT_MIN_MIB = 8
+DEFAULT_MIN_MIB = 4
 DEFAULT_MIN_SECONDS = 5.0
 UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
 
@@ -65,6 +65,8 @@ def project(code: str, evidence: Evidence) -> tuple[str | None, float | None, st
     if unit is None:
         return None, None, None
     repetition = evidence.repetition
+    if repetition.kind == ONCE:
+        return None, None, None  # a cost per repetition says nothing of a place that runs once
     per = unit["per"]
     if repetition.kind in GROWS:
         return (f"grows without bound ({_amount(unit['value'], unit['unit'])} per {per})", None, unit["unit"])

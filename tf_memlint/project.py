@@ -17,6 +17,9 @@ hands it to ``TFContext.project``; FunctionFacts consults it when a call does no
 Graph mode: a project where some module calls ``disable_eager_execution()`` /
 ``disable_v2_behavior()``, or imports ``tensorflow.compat.v1`` and creates a Session, builds TF1
 graphs everywhere: ``"__graph_mode__"`` in every table.
+
+What a file's bytes alone decide (``text_facts``, ``summarize``) is plain data: the command's
+cache (cache.py) keeps it between runs, and only the linking of the modules is redone.
 """
 
 from __future__ import annotations
@@ -68,11 +71,12 @@ def module_name(path: Path) -> tuple[str, str]:
 
 
 class _Module:
-    def __init__(self, path: str, name: str, tree: ast.Module) -> None:
-        self.path, self.name, self.tree = path, name, tree
+    """One module's stdlib tree, while ``summarize`` reads it."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
         self.facts = ModuleFacts(tree)  # import aliases, and names through them (the gate's own)
         self.aliases = self.facts.aliases
-        self.package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
         self.functions: dict[str, ast.FunctionDef] = {
             n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         # Methods of top-level classes as "Class.method", and a class's __init__ as "Class" (what
@@ -85,11 +89,8 @@ class _Module:
                         self.functions.setdefault(f"{node.name}.{item.name}", item)
                         if item.name == "__init__":
                             self.functions.setdefault(node.name, item)
-        self.effects: dict[str, dict[str, tuple[str, tuple]]] = {}
-        self.imports: dict[str, str] = {}  # local dotted name -> "module.func" or "module"
         self.globals_models: set[str] = set()
         self.tf2_predict: bool | None = None  # _predict_builds_per_call, once
-        self.calls: set[str] = set()
 
     def imported(self, node: ast.AST) -> str | None:
         """The dotted name ``node`` has through this module's imports, as imported."""
@@ -214,30 +215,35 @@ def _model_attributes(module: _Module, cls: ast.ClassDef) -> set[str]:
     return found
 
 
-def build(paths: list[str]) -> dict[str, dict[str, Any]]:
+def build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]:
     """{path: table} for the files that call a project function with an effect (and, in a TF1
     graph-mode project, every file).
 
+    ``summaries``: where each module's ``summarize`` is kept between runs (cache.py): an object
+    with ``get(raw, variant)`` (the summary, or None) and ``put(raw, variant, summary)``.
+
     The cyclic garbage collector is paused meanwhile, as for a LibCST tree (engine._lint_cst):
-    the stdlib trees kept until the tables are done have no cycles, and the collections their
-    allocations trigger scanned them over and over (3.1 s instead of 7 s on the dev corpus).
+    the stdlib trees have no cycles, and the collections their allocations trigger scanned them
+    over and over (3.1 s instead of 7 s on the dev corpus).
     """
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(paths)
+        return _build(paths, summaries)
     finally:
         if collecting:
             gc.enable()
 
 
-def _build(paths: list[str]) -> dict[str, dict[str, Any]]:
+def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]:
     """``build`` with the collector paused.
 
-    Cheap first: the bytes of every file are searched, but only *providers* (importable modules
-    that name TensorFlow/Keras and define a function) and the files that name a provider's
-    module are parsed; graph mode is a text test (``disable_eager_execution()``,
-    ``disable_v2_behavior()``, ``compat.v1`` with ``Session(``)."""
+    Cheap first: the bytes of every file are searched (``text_facts``), but only *providers*
+    (importable modules that name TensorFlow/Keras and define a function) and the files that name
+    a provider's module are parsed (``summarize``); graph mode is a text test
+    (``disable_eager_execution()``, ``disable_v2_behavior()``, ``compat.v1`` with ``Session(``).
+    Both depend on a file's bytes alone (and summarize on two flags), so ``summaries`` can keep
+    them; what ties the modules together (``_tables``) is redone every time, from plain data."""
     raws: dict[str, bytes] = {}
     for path in paths:
         if path.endswith(".py"):
@@ -245,61 +251,150 @@ def _build(paths: list[str]) -> dict[str, dict[str, Any]]:
                 raws[path] = Path(path).read_bytes()
             except OSError:
                 continue
+    stem = {path: Path(path).stem for path in raws}
+    facts: dict[str, dict[str, Any]] = {}
+    for path, raw in raws.items():
+        found = summaries.get(raw, TEXT_VARIANT) if summaries is not None else None
+        if found is None:
+            found = text_facts(raw)
+            if summaries is not None:
+                summaries.put(raw, TEXT_VARIANT, found)
+        facts[path] = found
     # Graph mode belongs to a project: the given tree when its top has a project marker, else
     # each top-level directory under it (linting a folder of checkouts judges each on its own).
     owner = _projects(list(raws))
-    graph_projects = {owner[path] for path, raw in raws.items() if Path(path).stem.isidentifier()
-                      and MENTIONS_TF(raw) and (  # a notebook (x.ipynb.py) is a program of its own
-        b"disable_eager_execution(" in raw or b"disable_v2_behavior(" in raw
-        or (b"compat.v1" in raw and b"Session(" in raw))}
-    modules: dict[str, _Module] = {}
+    # (a notebook, x.ipynb.py, is a program of its own)
+    graph_projects = {owner[path] for path in raws if stem[path].isidentifier() and facts[path]["graph_marker"]}
+    modules: dict[str, _Unit] = {}
 
-    def parse(path: str, raw: bytes) -> _Module | None:
-        try:
-            tree = ast.parse(raw)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+    def parse(path: str, raw: bytes) -> _Unit | None:
+        # A provider (names TF/Keras, imported somewhere) gets effects; the graph mode its ops
+        # count in is its own or its project's. The summary depends on nothing else but the bytes.
+        provider = facts[path]["tf"] and stem[path].encode() in wanted
+        graph_mode = facts[path]["graph_words"] or owner[path] in graph_projects
+        variant = f"provider={provider:d},graph={graph_mode:d}"
+        summary = summaries.get(raw, variant) if summaries is not None else None
+        if summary is None:
+            summary = summarize(raw, provider, graph_mode)
+            if summaries is not None:
+                summaries.put(raw, variant, summary)
+        if summary.get("unparsable"):
             return None
-        root, name = module_name(Path(path))
-        module = _Module(path, name, tree)
-        # Where its absolute imports are looked for: its root, then the directories above it
-        # (a script in repo/scripts importing repo/mylib); modules are keyed "root|name", so two
-        # projects linted together (or two files named utils.py) never meet.
-        module.roots = [root, *map(str, list(Path(root).parents)[:3])]  # type: ignore[attr-defined]
-        module.key = f"{root}|{name}"  # type: ignore[attr-defined]
-        module.mentions_tf = bool(MENTIONS_TF(raw))  # type: ignore[attr-defined]
-        module.wanted = Path(path).stem.encode() in wanted  # type: ignore[attr-defined]  # imported somewhere
-        module.graph_mode = bool(_GRAPH_WORDS(raw))  # type: ignore[attr-defined]
-        return module
+        return _Unit(path, summary, provider)
 
     # Providers: importable modules that name TF/Keras and define functions, kept only when an
     # import line of another file names them; those files are the consumers.
-    candidates = {path: Path(path).stem for path, raw in raws.items()
-                  if Path(path).stem.isidentifier() and Path(path).stem not in _NOT_PROJECT
-                  and MENTIONS_TF(raw) and b"def " in raw
-                  and (owner[path] in graph_projects or _EFFECT_WORDS(raw))}
+    candidates = {path: stem[path] for path in raws
+                  if stem[path].isidentifier() and stem[path] not in _NOT_PROJECT
+                  and facts[path]["tf"] and facts[path]["def"]
+                  and (owner[path] in graph_projects or facts[path]["effect_words"])}
     if not candidates:
         return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
     stems = {stem.encode() for stem in candidates.values()}
     wanted: set[bytes] = set()
     consumers: list[str] = []
-    for path, raw in raws.items():
-        if b"import" not in raw:
+    for path in raws:
+        if not facts[path]["words"]:
             continue
-        named = _imported_words(raw) & stems
-        named.discard(Path(path).stem.encode())
+        named = {word.encode() for word in facts[path]["words"]} & stems
+        named.discard(stem[path].encode())
         if named:
             wanted |= named
             consumers.append(path)
     for path in dict.fromkeys([p for p, stem in candidates.items() if stem.encode() in wanted] + consumers):
         module = parse(path, raws[path])
         if module is not None:
-            modules.setdefault(module.key, module)  # type: ignore[attr-defined]
+            modules.setdefault(module.key, module)
     if not modules:
         return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
+    return _tables(modules, raws, graph_projects, owner)
+
+
+TEXT_VARIANT = "text"
+TEXT_FLAGS = ("tf", "graph_marker", "graph_words", "def", "effect_words")
+
+
+def text_facts(raw: bytes) -> dict[str, Any]:
+    """What ``build``'s text tests find in a file's bytes (plain data, so a cache can keep it)."""
+    mentions = bool(MENTIONS_TF(raw))
+    defines = b"def " in raw
+    return {"tf": mentions, "def": defines,
+            "graph_marker": mentions and (b"disable_eager_execution(" in raw or b"disable_v2_behavior(" in raw
+                                          or (b"compat.v1" in raw and b"Session(" in raw)),
+            # what a provider's graph mode and candidacy need (a provider names TF and has a def)
+            "graph_words": mentions and bool(_GRAPH_WORDS(raw)),
+            "effect_words": mentions and defines and bool(_EFFECT_WORDS(raw)),
+            "words": sorted(word.decode("ascii") for word in _imported_words(raw)) if b"import" in raw else []}
+
+
+def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
+    """What the project's tables need of one module, from its bytes alone (plain data, so a cache
+    can keep it): its functions (name -> line), its import statements, and for a provider the
+    direct effects of each function and the names it calls that may be the project's."""
     try:
-        return _tables(modules, raws, graph_projects, owner)
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {"unparsable": True}
+    module = _Module(tree)
+    imports: list[list[Any]] = []
+    for node in _statements(tree):
+        if isinstance(node, ast.Import):
+            imports.append(["import", "", 0, [[a.name, a.asname] for a in node.names]])
+        elif isinstance(node, ast.ImportFrom):
+            imports.append(["from", node.module or "", node.level, [[a.name, a.asname] for a in node.names]])
+    summary: dict[str, Any] = {"functions": {f: node.lineno for f, node in module.functions.items()},
+                               "imports": imports, "effects": {}, "calls": {}}
+    if not provider:
+        return summary
+    try:
+        for node in tree.body:  # only top-level models count as globals
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_model_build(module, node.value):
+                module.globals_models.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            if isinstance(node, ast.ClassDef):
+                module.model_attrs[node.name] = _model_attributes(module, node)
+        # What a call may resolve to (lookup in _tables): a function of this module, or a name
+        # bound by an import; kept in order, once each (a later duplicate finds the same).
+        bound = {(asname or name).split(".")[0] for _, _, _, names in imports for name, asname in names}
+        for fname, function in module.functions.items():
+            found = _direct(module, function, graph_mode, fname.partition(".")[0] if fname != function.name else None)
+            if found:
+                summary["effects"][fname] = {kind: what for kind, (what, _) in found.items()}
+            calls: dict[str, None] = {}
+            for node in _nodes(function):
+                if type(node) is not ast.Call:
+                    continue
+                dotted = ast_dotted_name(node.func)
+                if dotted and dotted.startswith("self.") and fname != function.name and dotted.count(".") == 1:
+                    dotted = fname.partition(".")[0] + dotted[4:]  # self.act() in a method of Agent
+                if dotted and dotted != fname and (dotted in module.functions or dotted.partition(".")[0] in bound):
+                    calls[dotted] = None
+            if calls:
+                summary["calls"][fname] = list(calls)
     finally:
-        _NODES.clear()
+        _NODES.clear()  # keyed by id(): the tree goes now
+    return summary
+
+
+class _Unit:
+    """One parsed module in the link step of ``build``: where it is (this run's paths) and what
+    it holds (its ``summarize``)."""
+
+    def __init__(self, path: str, summary: dict[str, Any], provider: bool) -> None:
+        root, name = module_name(Path(path))
+        self.path, self.name, self.provider = path, name, provider
+        self.filename = os.path.basename(path)  # how the tables name it
+        self.package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
+        # Where its absolute imports are looked for: its root, then the directories above it
+        # (a script in repo/scripts importing repo/mylib); modules are keyed "root|name", so two
+        # projects linted together (or two files named utils.py) never meet.
+        self.roots = [root, *map(str, list(Path(root).parents)[:3])]
+        self.key = f"{root}|{name}"
+        self.functions: dict[str, int] = summary["functions"]  # name -> line of its def
+        self.import_statements: list[list[Any]] = summary["imports"]
+        self.calls: dict[str, list[str]] = summary["calls"]
+        self.effects: dict[str, dict[str, tuple[str, tuple]]] = {
+            fname: {kind: (what, ()) for kind, what in found.items()} for fname, found in summary["effects"].items()}
+        self.imports: dict[str, str] = {}  # local dotted name -> "module.func" or "module"
 
 
 _IMPORT_LINE = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+\(?([\w ,\t]*)|import[ \t]+([\w., \t]+))", re.M)
@@ -359,62 +454,47 @@ def _statements(tree: ast.Module):
                 stack.append(handler.body)
 
 
-def _key(modules: dict[str, _Module], module: _Module, dotted: str) -> str | None:
+def _key(modules: dict[str, _Unit], module: _Unit, dotted: str) -> str | None:
     """The key of the project module ``dotted`` as ``module`` imports it, if linted."""
-    for root in module.roots:  # type: ignore[attr-defined]
+    for root in module.roots:
         key = f"{root}|{dotted}"
         if key in modules:
             return key
     return None
 
 
-def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects: set[str],
+def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: set[str],
             project_of: dict[str, str]) -> dict[str, dict[str, Any]]:
-    # Only modules some file imports need summaries; only their top-level models count as globals.
-    providers = [m for m in modules.values() if m.mentions_tf and m.wanted]  # type: ignore[attr-defined]
-    for module in providers:
-        for node in module.tree.body:
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_model_build(module, node.value):
-                module.globals_models.update(t.id for t in node.targets if isinstance(t, ast.Name))
-            if isinstance(node, ast.ClassDef):
-                module.model_attrs[node.name] = _model_attributes(module, node)
+    # Only modules some file imports need summaries (their direct effects are in their summary).
+    providers = [m for m in modules.values() if m.provider]
     # Imports of project modules, per module (import statements only: statement lists are walked).
     for module in modules.values():
-        for node in _statements(module.tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    key = _key(modules, module, alias.name)
+        for kind, source, level, names in module.import_statements:
+            if kind == "import":
+                for name, asname in names:
+                    key = _key(modules, module, name)
                     if key is not None:
-                        module.imports[alias.asname or alias.name] = key
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
+                        module.imports[asname or name] = key
+            else:
+                base = source
+                if level:
                     package = module.package.split(".") if module.package else []
-                    package = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+                    package = package[:len(package) - (level - 1)] if level > 1 else package
                     base = ".".join([*package, *([base] if base else [])])
-                for alias in node.names:
-                    full = f"{base}.{alias.name}" if base else alias.name
-                    local = alias.asname or alias.name
+                for name, asname in names:
+                    full = f"{base}.{name}" if base else name
+                    local = asname or name
                     key = _key(modules, module, full)
                     if key is not None:
                         module.imports[local] = key  # from pkg import models
                     else:
                         key = _key(modules, module, base) if base else None
                         if key is not None:
-                            module.imports[local] = f"{key}.{alias.name}"  # from .models import build
-    # Direct effects, then rounds of propagation through calls (same module and imported).
-    for module in providers:
-        if True:
-            for fname, function in module.functions.items():
-                found = _direct(module, function, module.graph_mode  # type: ignore[attr-defined]
-                                or project_of[module.path] in graph_projects, fname.partition(".")[0]
-                                if fname != function.name else None)
-                if found:
-                    module.effects[fname] = found
+                            module.imports[local] = f"{key}.{name}"  # from .models import build
 
-    def lookup(module: _Module, dotted: str) -> tuple[str, dict] | None:
+    def lookup(module: _Unit, dotted: str) -> tuple[str, dict] | None:
         if dotted in module.functions:  # a function, a class (its __init__) or Class.method of this module
-            return f"{Path(module.path).name}:{module.functions[dotted].lineno}", module.effects.get(dotted, {})
+            return f"{module.filename}:{module.functions[dotted]}", module.effects.get(dotted, {})
         head, _, rest = dotted.partition(".")
         target = module.imports.get(head)
         if target is None:
@@ -424,20 +504,15 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
         other = modules.get(owner)
         if other is None or fname not in other.functions:
             return None
-        return f"{Path(other.path).name}:{other.functions[fname].lineno}", other.effects.get(fname, {})
+        return f"{other.filename}:{other.functions[fname]}", other.effects.get(fname, {})
 
     for _ in range(_ROUNDS):
         changed = False
         for module in providers:
-            for fname, function in module.functions.items():
+            for fname in module.functions:
                 mine = module.effects.setdefault(fname, {})
-                for node in _nodes(function):
-                    if type(node) is not ast.Call:
-                        continue
-                    dotted = ast_dotted_name(node.func)
-                    if dotted and dotted.startswith("self.") and fname != function.name and dotted.count(".") == 1:
-                        dotted = fname.partition(".")[0] + dotted[4:]  # self.act() in a method of Agent
-                    found = lookup(module, dotted) if dotted and dotted != fname else None
+                for dotted in module.calls.get(fname, ()):
+                    found = lookup(module, dotted)
                     if not found:
                         continue
                     where, theirs = found
@@ -457,7 +532,7 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
                 for fname in other.functions:
                     effects = other.effects.get(fname)
                     if effects:
-                        where = f"{Path(other.path).name}:{other.functions[fname].lineno}"
+                        where = f"{other.filename}:{other.functions[fname]}"
                         table[f"{local}.{fname}"] = {k: (w, ((f"{local}.{fname}", where),) + c)
                                                      for k, (w, c) in effects.items()}
             else:
@@ -468,7 +543,7 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
                 for name in [fname, *(n for n in other.functions if n.startswith(fname + "."))]:
                     if other.effects.get(name):  # from .agent import Agent: Agent() and Agent.act
                         key = local + name[len(fname):]
-                        where = f"{Path(other.path).name}:{other.functions[name].lineno}"
+                        where = f"{other.filename}:{other.functions[name]}"
                         table[key] = {k: (w, ((key, where),) + c) for k, (w, c) in other.effects[name].items()}
         if table:
             table[RELATIVE] = sorted({name.split(".")[0] for name in table})
@@ -477,5 +552,4 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
     for path in raws:
         if project_of[path] in graph_projects:
             tables.setdefault(path, {})[GRAPH_MODE] = True
-    _NODES.clear()
     return tables

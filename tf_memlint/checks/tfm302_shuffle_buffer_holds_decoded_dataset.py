@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.facts.pipelines import SHUFFLE_TRIGGERS, PipelineFacts
+from tf_memlint.evidence import UNKNOWN, Repetition
+from tf_memlint.facts.pipelines import MILLION_ELEMENTS, SHUFFLE_TRIGGERS, PipelineFacts
+from tf_memlint.scopes import AT_POINT
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
 
@@ -54,7 +56,24 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
         if whole is None:
             return
         stages = facts.stages(func.value)
-        if stages is None or not facts.holds_decoded(stages):
+        count = self.context.int_value(size, AT_POINT)
+        if count is not None and count >= MILLION_ELEMENTS and not (
+                stages is not None and (facts.holds_decoded(stages) or facts.holds_file_records(stages)
+                                        or any(method == "cache" for method, _ in stages))):
+            self.report(func.attr, f"shuffle({code_of(size)}) keeps up to {count:,} elements in memory at once: "
+                                   f"hundreds of bytes each even for a scalar, plus the elements themselves; "
+                                   f"shuffle file names or indices, and keep this buffer small",
+                        repetition=Repetition(UNKNOWN, basis="elements of unknown size", known=False))
+            return
+        if stages is None:
+            return
+        if not facts.holds_decoded(stages):
+            records = facts.holds_file_records(stages)
+            if records is not None:  # raw records: their size is not in the code
+                self.report(func.attr, f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) "
+                                       f"with records read by {records}: the whole file content in RAM at once; "
+                                       f"shuffle the file names (interleave the shards) and keep this buffer small",
+                            repetition=Repetition(UNKNOWN, basis=f"{records} records of unknown size", known=False))
             return
         self.report(func.attr, f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) with "
                           f"decoded elements: all of them in RAM at once; shuffle the file names before "

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tf_memlint.evidence import PER_STEP, Repetition
 from tf_memlint.facts.keras import GRADIENT_TAPE
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of
+from tf_memlint.syntax import code_of, contains
+
+
+def _self_attribute(expr: cst.BaseExpression) -> str | None:
+    """``x`` for ``self.x``."""
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return expr.attr.value
+    return None
 
 
 def _is_true(expr: cst.BaseExpression) -> bool:
@@ -59,12 +67,50 @@ class PersistentTapeNotReleased(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             self._check(node.value, node.targets[0].target.value)
+        elif len(node.targets) == 1 and _self_attribute(node.targets[0].target) is not None \
+                and self._is_persistent_tape(node.value):
+            self._check_kept_on_object(node.value, _self_attribute(node.targets[0].target))
+
+    def _is_persistent_tape(self, call: cst.BaseExpression) -> bool:
+        return (isinstance(call, cst.Call) and self.context.call_name(call) == GRADIENT_TAPE
+                and any(a.keyword is not None and a.keyword.value == "persistent" and _is_true(a.value)
+                        for a in call.args))
+
+    def _check_kept_on_object(self, call: cst.Call, attribute: str) -> None:
+        """``self._tape = tf.GradientTape(persistent=True)`` once, then ``with self._tape:`` in a
+        method: entering a persistent tape again records onto the same tape, so every call of
+        that method adds its operations to what the object already holds."""
+        context = self.context
+        cls = context.enclosing_class
+        if cls is None:
+            return
+        entered_in: list[cst.FunctionDef] = []
+        for method in (n for n in context.nodes_in(cls, into_functions=True) if isinstance(n, cst.FunctionDef)):
+            for node in context.nodes_in(method):
+                if isinstance(node, cst.WithItem) and _self_attribute(node.item) == attribute:
+                    entered_in.append(method)
+                    break
+        if not entered_in:
+            return
+        creator = context.function.node if context.function is not None else None
+        for node in context.nodes_in(cls, into_functions=True):
+            if isinstance(node, cst.Assign) and node.value is not call and any(
+                    _self_attribute(t.target) == attribute for t in node.targets) \
+                    and not (creator is not None and contains(creator, node)):
+                return  # a fresh tape (or None) bound again in another method: released between uses
+            if isinstance(node, cst.Del) and _self_attribute(node.target) == attribute:
+                return
+        method = entered_in[0]
+        steps = any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "gradient"
+                    and _self_attribute(n.func.value) == attribute for n in context.nodes_in(method))
+        self.report(call, f"persistent GradientTape kept as self.{attribute} and entered again in "
+                          f"{method.name.value}(): each `with` records onto the same tape, so it holds every "
+                          f"call's intermediates; open a new tape per step (`with tf.GradientTape() as tape:`)",
+                    repetition=Repetition(PER_STEP, basis=f"every call of {method.name.value}()", known=steps))
 
     def _check(self, call: cst.BaseExpression, name: str) -> None:
         context = self.context
-        if not (isinstance(call, cst.Call) and context.call_name(call) == GRADIENT_TAPE
-                and any(a.keyword is not None and a.keyword.value == "persistent" and _is_true(a.value)
-                        for a in call.args)):
+        if not self._is_persistent_tape(call):
             return
         if context.in_traced_function:
             return

@@ -98,7 +98,7 @@ def _model_reach(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:
     loops = context.loops_running(node)
     if loops and (any(context.keras.loop_clears_session(loop) for loop in loops)
                   or open_loops_run_fewer_than(context, rule.settings["model_loop_min_iterations"])
-                  or context.keras.is_kept(node, loops[-1])):
+                  or (context.keras.is_kept(node, loops[-1]) and not _returns_no_model(context, node))):
         return
     if not loops and any(context.keras.clears_session(c) for c in context.calls_in(where)):
         return
@@ -108,6 +108,8 @@ def _model_reach(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:
     if not first_time(rule._reach_places, where):
         return
     label, witness = found
+    if _loaded_in_this_module(witness):
+        return  # TFM408 reports the load itself, where the fix goes: load once and reuse
     chain = context.functions.describe(witness)
     if loops:
         advice = "build it once before the loop, or call clear_session() at the top of the loop"
@@ -115,6 +117,32 @@ def _model_reach(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:
         advice = "build or load it once (at import or start-up) and reuse it"
     rule.report(node, f"{label}() builds or loads a Keras model {per} (calls {chain}); each model's "
                       f"state stays alive; {advice}")
+
+
+def _returns_no_model(context, call: cst.Call) -> bool:
+    """``call`` runs a function of this module (not a constructor: an object keeps its models)
+    none of whose returns is a model: keeping what it returns (``scores[k] = train_candidate()``,
+    ``preds.append(predict_chunk())``) keeps no model, so it is no ensemble."""
+    frame = context.function
+    target = context.functions.resolve(call, frame.node if frame is not None else None)
+    if target is None or target[1].name.value == "__init__":
+        return False
+    definition = target[1]
+    scope = context.scopes[definition]
+    for node in context.nodes_in(definition.body):
+        if isinstance(node, cst.Return) and node.value is not None:
+            value = node.value
+            values = (scope.assignments.get(value.value) or []) if isinstance(value, cst.Name) else [value]
+            if any(v is not None and context.keras.is_model_build(v) for v in values):
+                return False
+    return True
+
+
+def _loaded_in_this_module(witness) -> bool:
+    """The model comes from ``load_model()`` in a function of this module (every hop of the
+    chain is a def of this module): TFM408 reports it at the load."""
+    return witness.what.rsplit(".", 1)[-1] == "load_model()" and bool(witness.chain) \
+        and all(isinstance(where, cst.CSTNode) for _, where in witness.chain)
 
 
 def _model_in_handler(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import libcst as cst
 
+import dataclasses
+
 from tf_memlint.context import AT_POINT, STATIC
+from tf_memlint.evidence import ONCE_HERE, evidence_at
+from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.events import BATCH, REQUEST, user_paced
 from tf_memlint.facts.functions import PREDICT, Witness
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
-from tf_memlint.gate import REPEATED, Inside
+from tf_memlint.gate import MODEL_METHOD, REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, runs_every_nth
 
@@ -47,7 +51,8 @@ class PredictInLoop(Rule):
     triggers = frozenset(".predict&" + build for build in MODEL_BUILD_TRIGGERS)  # on a known Keras model
     # in a loop or a request/batch handler, or in a function one calls (_predict_reach); in the
     # command, a call there of another module's function that predicts
-    structure = Inside(REPEATED, {".predict", PREDICT})
+    # a Keras model's own method predicting on itself, run per call from outside (_own_predict)
+    structure = Inside(REPEATED, {".predict", PREDICT}) | Inside(MODEL_METHOD, {".predict"})
     options = {
         "predict_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),
@@ -56,8 +61,24 @@ class PredictInLoop(Rule):
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
         self._reach_places: set[int] = set()  # loops and handlers reported through a call
+        self._callers = context.facts_of(CallerFacts)
+        # `self.predict(x)` in a method of a Keras model class: reported after the walk when
+        # the method runs per call (its callers' loops, an entry point).
+        self._own_predicts: list[tuple[cst.Call, cst.FunctionDef, object]] = []
+
+    def leave_Module(self, node: cst.Module) -> None:
+        keras = self.context.keras
+        for call, method, evidence in self._own_predicts:
+            repetition = self._callers.repetition_of_def(method, keras.is_model_build)
+            if repetition is None or not first_time(self._reach_places, method):
+                continue
+            name = method.name.value
+            self.findings.append((call, f"self.predict() in {name}() of a Keras model pays predict's set-up cost "
+                                        f"on every call of {name}(); call the model directly, "
+                                        f"self(x, training=False)", dataclasses.replace(evidence, repetition=repetition)))
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._callers.observe(node)
         if not self.context.keras.predict_builds_per_call:
             if self.context.keras.era_is_elsewhere:
                 _predict_reach(self, node)  # another module's helper predicts: its era counts
@@ -67,6 +88,8 @@ class PredictInLoop(Rule):
             _predict_reach(self, node)  # a function that predicts, called per iteration/request
             return
         context = self.context
+        if isinstance(func.value, cst.Name) and func.value.value == "self":
+            _own_predict(self, node)  # a Keras model's method predicting on itself
         if context.in_traced_function or not context.keras.is_model(func.value) \
                 or context.keras.overrides(func.value, "predict"):
             _predict_reach(self, node)  # self.model.predict() of a class of this module
@@ -193,6 +216,22 @@ def _parameter_is_batching(context, name: str, depth: int) -> bool:
                 passed.append(arg)
     return bool(passed) and all(_is_batching(context, context.value_of(a, STATIC) if isinstance(a, cst.Name)
                                              else a, depth + 1) for a in passed)
+
+
+def _own_predict(rule: PredictInLoop, node: cst.Call) -> None:
+    """``self.predict(x)`` in a method of a class of this module that is a Keras model and does
+    not define ``predict`` itself (a2c's ``action_value``: ``logits, value = self.predict(obs)``)."""
+    context = rule.context
+    frame = context.function
+    owner = context.enclosing_class
+    if frame is None or owner is None or context.in_traced_function or context.open_loops \
+            or not isinstance(frame.node, cst.FunctionDef) or owner.name.value not in context.keras.model_classes:
+        return
+    if any(isinstance(s, cst.FunctionDef) and s.name.value == "predict" for s in owner.body.body):
+        return  # the class's own predict, not Keras's
+    if context.scopes[frame.node].parent is None or context.scopes[frame.node].parent.node is not owner:
+        return  # a def nested in a method
+    rule._own_predicts.append((node, frame.node, evidence_at(context, node, ONCE_HERE)))
 
 
 # The reach path: a call of a function that predicts, and predict in a request handler or a

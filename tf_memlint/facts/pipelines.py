@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import dotted_name
+from tf_memlint.syntax import contains, dotted_name
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -25,22 +25,34 @@ DECODING_PREFIXES = (
     "tensorflow.io.decode_webp", "tensorflow.io.decode_raw", "tensorflow.image.decode_",
     "tensorflow.image.resize", "tensorflow.audio.decode_",
 )
+# The same, less the transforms (``tf.image.resize``): what only a pipeline that reads files calls.
+READING_PREFIXES = tuple(p for p in DECODING_PREFIXES if p != "tensorflow.image.resize")
 # Datasets of decoded images, one batch per element until ``unbatch()``.
 DECODED_SOURCES = frozenset({
     "keras.utils.image_dataset_from_directory", "keras.preprocessing.image_dataset_from_directory",
     "keras.utils.audio_dataset_from_directory",
 })
+# Datasets of records read from files: serialized examples (often holding encoded images) and
+# lines of text; none of them is in memory until a buffer keeps it.
+FILE_RECORD_SOURCES = frozenset({"tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset"})
 CARDINALITY_CALLS = frozenset({"tensorflow.data.experimental.cardinality"})
 # Gate triggers: a shuffle plus one of the names that make decoded elements.
 SHUFFLE_TRIGGERS = frozenset(".shuffle&" + name for name in (
-    "tensorflow.io", "tensorflow.image", "tensorflow.audio", *DECODED_SOURCES))
+    "tensorflow.io", "tensorflow.image", "tensorflow.audio", "tensorflow.data", *DECODED_SOURCES))
 WHOLE_DATASET_LITERAL = 10_000
+# A buffer of this many elements costs hundreds of MiB whatever they hold: the buffer's own
+# bookkeeping is a few hundred bytes per element (claim TFM302-million: about 580 bytes of RSS per
+# small (string, int) element).
+MILLION_ELEMENTS = 1_000_000
+# Gate triggers of an in-memory cache (TFM303): a cache plus a name that reads or decodes files.
+CACHE_TRIGGERS = frozenset(".cache&" + name for name in (
+    "tensorflow.io", "tensorflow.image", "tensorflow.audio", "tensorflow.data", *DECODED_SOURCES))
 
 
 class PipelineFacts:
     def __init__(self, context: TFContext) -> None:
         self.context = context
-        self._decodes: dict[int, bool] = {}
+        self._decodes: dict[tuple[int, tuple[str, ...]], bool] = {}
 
     # The stages before a point of a pipeline ----------------------------------------------------
     def stages(self, expr: cst.BaseExpression, _depth: int = 0) -> list[tuple[str, cst.Call]] | None:
@@ -63,7 +75,7 @@ class PipelineFacts:
                     continue
                 return None
             if isinstance(expr, cst.Name):
-                history = self._history(expr.value)
+                history = self._history(expr)
                 if not history or id(history[-1]) in seen:
                     return None
                 # ds = tf.data...; ds = ds.map(f); ds = ds.shuffle(n): walk back through them
@@ -86,11 +98,13 @@ class PipelineFacts:
             value = value.func.value
         return list(reversed(chain))
 
-    def _history(self, name: str) -> list[cst.BaseExpression]:
-        """The values bound to ``name`` in its scope up to the one bound at this point, when they
-        form one pipeline: a first value that does not mention ``name``, then only values of the
-        form ``name.<method>(...)``."""
+    def _history(self, read: cst.Name) -> list[cst.BaseExpression]:
+        """The values bound to the name ``read`` in its scope up to the one it reads, when they
+        form one pipeline: a first value that does not mention the name, then only values of the
+        form ``name.<method>(...)``. A read inside the value being bound (``ds = ds.cache() if c
+        else ds``) reads the binding before it."""
         context = self.context
+        name = read.value
         found = context.binding(name, AT_POINT)
         if found is None or found.value is None or found.unpacked:
             return []
@@ -98,6 +112,10 @@ class PipelineFacts:
         index = next((i for i, v in enumerate(values) if v is found.value), None)
         if index is None:
             return []
+        if contains(found.value, read) and not _rebuilds_from(found.value, name):
+            index -= 1
+            if index < 0:
+                return []
         history: list[cst.BaseExpression] = []
         for value in reversed(values[:index + 1]):
             if value is None:
@@ -110,13 +128,22 @@ class PipelineFacts:
         return list(reversed(history))
 
     # What the elements are -------------------------------------------------------------------------
-    def decodes(self, func: cst.BaseExpression, _depth: int = 0) -> bool:
+    def decodes(self, func: cst.BaseExpression, _depth: int = 0,
+                prefixes: tuple[str, ...] = DECODING_PREFIXES) -> bool:
         """``func`` (a lambda, a function of this module or ``self.method``) calls a decoder
         (``tf.io.read_file``, ``tf.image.decode_*``, ``tf.io.parse_*example``...), directly or
         through functions of this module."""
         context = self.context
         if _depth > 2:
             return False
+        if isinstance(func, cst.Name):
+            bound = context.value_of(func, AT_POINT)
+            if isinstance(bound, cst.Call) and context.imported_name(bound.func) == "functools.partial" \
+                    and bound.args:
+                func = bound.args[0].value  # parse = functools.partial(_parse, size=...): its function
+        named = context.qualified_name(func)
+        if named is not None:
+            return named.startswith(prefixes)  # ds.map(tf.io.read_file)
         if isinstance(func, cst.Lambda):
             body: cst.CSTNode = func.body
         else:
@@ -129,7 +156,7 @@ class PipelineFacts:
             if definition is None:
                 return False
             body = definition.body
-        key = id(body)
+        key = (id(body), prefixes)
         if key in self._decodes:
             return self._decodes[key]
         self._decodes[key] = False
@@ -138,10 +165,10 @@ class PipelineFacts:
             if not isinstance(node, cst.Call):
                 continue
             called = context.call_name(node)
-            if called is not None and called.startswith(DECODING_PREFIXES):
+            if called is not None and called.startswith(prefixes):
                 result = True
                 break
-            if called is None and self.decodes(node.func, _depth + 1):
+            if called is None and self.decodes(node.func, _depth + 1, prefixes):
                 result = True
                 break
         self._decodes[key] = result
@@ -174,6 +201,11 @@ class PipelineFacts:
         if value is not None:
             return f"{value:,} elements" if value >= WHOLE_DATASET_LITERAL else None
         if isinstance(expr, cst.Name):
+            default = self._parameter_default(expr.value)
+            if default is not None:
+                value = context.int_value(default)
+                return (f"{value:,} elements, the default of {expr.value}"
+                        if value is not None and value >= WHOLE_DATASET_LITERAL else None)
             bound = context.value_of(expr, AT_POINT)
             if bound is None or bound is expr:
                 return None
@@ -194,6 +226,35 @@ class PipelineFacts:
             if dotted_name(expr.func) == "int" and expr.args:
                 return self.whole_dataset_size(expr.args[0].value, _depth + 1)
         return None
+
+    def _parameter_default(self, name: str) -> cst.BaseExpression | None:
+        """The default of the enclosing function's parameter ``name`` when the function never
+        rebinds it: what the callers that do not pass it get."""
+        function = self.context.function
+        if function is None or name not in function.scope.params or name in function.scope.assignments:
+            return None
+        node = function.node
+        if not isinstance(node, cst.FunctionDef):
+            return None
+        for param in (*node.params.params, *node.params.kwonly_params):
+            if param.name.value == name:
+                return param.default
+        return None
+
+    def holds_file_records(self, stages: list[tuple[str, cst.Call]]) -> str | None:
+        """The source's name when the elements after ``stages`` are records read from files
+        (``TFRecordDataset``, ``TextLineDataset``) as they were read: not mapped to something
+        else (parsed features are small; decoded ones are ``holds_decoded``'s), not batched,
+        filtered or cut, and nothing cached them before."""
+        if not stages or stages[0][0] != "source":
+            return None
+        source = self.context.call_name(stages[0][1])
+        if source not in FILE_RECORD_SOURCES:
+            return None
+        if any(method in ("cache", "map", "flat_map", "interleave", "batch", "padded_batch", "take", "filter")
+               for method, _ in stages[1:]):
+            return None
+        return source.rsplit(".", 1)[-1]
 
 
 def _rebuilds_from(value: cst.BaseExpression, name: str) -> bool:

@@ -93,6 +93,10 @@ GROWING_CONCATS = frozenset({
     "tensorflow.concat", "numpy.concatenate", "numpy.append", "numpy.vstack", "numpy.hstack",
     "numpy.row_stack", "numpy.column_stack",
 })
+# Converters whose result has the shape of their argument (an array or tensor passed in).
+_SHAPE_KEEPING_CONVERTERS = frozenset({"tensorflow.constant", "tensorflow.convert_to_tensor",
+                                       "numpy.array", "numpy.asarray"})
+_ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Power)
 _LIST_SHRINKING = frozenset({"pop", "remove", "clear", "popleft"})
 _LIST_GROWING = frozenset({"append", "extend", "insert"})
 
@@ -348,6 +352,8 @@ class TracingFacts:
             value = context.value_of(iterable)
             if isinstance(value, (cst.List, cst.Tuple)):
                 iterable = value
+        if self._progress_range(iterable):
+            return {target.value} if isinstance(target, cst.Name) else set()
         if isinstance(iterable, cst.Call) and dotted_name(iterable.func) == "range" \
                 and "range" not in context.aliases:
             if context.in_traced_function and self.loop_kind(loop)[0] != "python":
@@ -363,6 +369,20 @@ class TracingFacts:
                 number_literal(e.value) for e in iterable.elements):
             return {target.value} if isinstance(target, cst.Name) else set()
         return set()
+
+    def _progress_range(self, iterable: cst.BaseExpression) -> bool:
+        """A range behind a progress bar: ``trange(n)``, ``tqdm(range(n))`` (tqdm imported).
+        Its counter is a Python int like range's, and is never a tensor, traced or not."""
+        if not isinstance(iterable, cst.Call):
+            return False
+        name = self.context.imported_name(iterable.func)
+        if name is None or not name.startswith("tqdm"):
+            return False
+        if name.rsplit(".", 1)[-1] == "trange":
+            return True
+        inner = argument(iterable, 0, "iterable")
+        return (name.rsplit(".", 1)[-1] == "tqdm" and isinstance(inner, cst.Call)
+                and dotted_name(inner.func) == "range" and "range" not in self.context.aliases)
 
     def varying_python_number(self, expr: cst.BaseExpression, _depth: int = 0) -> cst.For | cst.While | None:
         """The open loop in which ``expr`` is a Python number with a new value on every iteration
@@ -562,7 +582,7 @@ class TracingFacts:
         * a name bound to one of these in the loop.
         """
         context = self.context
-        if _depth > 3:
+        if _depth > 6:
             return None
         if isinstance(expr, cst.Subscript):
             for element in expr.slice:
@@ -586,6 +606,9 @@ class TracingFacts:
             if inner is not None and contains(inner[0], found.value):
                 return inner  # bound in the loop, anew on every iteration
             return None
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ELEMENTWISE):
+            # np.random.rand(i) * scale + offset: broadcasting keeps the varying dimension
+            return self.varying_shape(expr.left, _depth + 1) or self.varying_shape(expr.right, _depth + 1)
         if not isinstance(expr, cst.Call):
             return None
         name = context.call_name(expr)
@@ -599,6 +622,8 @@ class TracingFacts:
                 loop = self._growing_list(source.value)
                 if loop is not None:
                     return loop, f"made from the list {source.value}, which grows every iteration"
+            if source is not None and (name in _SHAPE_KEEPING_CONVERTERS or numpy in _SHAPE_KEEPING_CONVERTERS):
+                return self.varying_shape(source, _depth + 1)  # tf.constant(np.random.rand(i))
             return None
         if name in RANGES or numpy in RANGES:
             bounds = [a.value for a in expr.args if a.keyword is None]

@@ -1,0 +1,196 @@
+"""TFM408 model-loaded-per-call: a saved model loaded inside a function that runs per request, per
+iteration of its caller's loop, or per call of an entry point made to be called repeatedly."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+
+from tf_memlint.evidence import ONCE_HERE, UNKNOWN, Repetition, evidence_at
+from tf_memlint.facts.callers import CallerFacts
+from tf_memlint.facts.functions import CACHE_DECORATORS
+from tf_memlint.facts.keras import KERAS_MODEL_BUILDERS
+from tf_memlint.facts.repetition import first_time, runs_fewer_than_counting_splitters, where_repeated
+from tf_memlint.gate import IN_DEF_OR_LOOP, Inside
+from tf_memlint.rule import Rule, register
+from tf_memlint.syntax import all_params, code_of, dotted_name
+
+# Calls that read a whole model from disk (or a hub), as canonical names...
+KERAS_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model",
+                           "keras.experimental.load_from_saved_model", "keras.models.model_from_json"})
+SAVED_MODEL_LOADERS = frozenset({"tensorflow.saved_model.load"})
+# ...and as imported (packages the canonical names do not cover): TF Hub, keras-ocr's pipeline
+# objects, which download and build their detector/recognizer models when constructed.
+IMPORTED_LOADERS = frozenset({"tensorflow_hub.load", "tensorflow_hub.KerasLayer",
+                              "keras_ocr.pipeline.Pipeline", "keras_ocr.detection.Detector",
+                              "keras_ocr.recognition.Recognizer"})
+LOADER_TRIGGERS = frozenset(KERAS_LOADERS | SAVED_MODEL_LOADERS | {"~hub", "~keras_ocr"})
+# Functions a program runs once: a load there is set-up, whatever they are given.
+_RUN_ONCE = frozenset({"main", "run", "cli", "app", "setup", "load", "export", "convert"})
+# Predicting on the loaded model: what a function that loads "its" model does with it.
+_USES = frozenset({"predict", "predict_classes", "predict_proba", "predict_on_batch", "recognize",
+                   "detect", "__call__", "signatures"})
+
+
+def loader_name(context, node: cst.CSTNode) -> str | None:
+    """The loader ``node`` calls, if it loads a model."""
+    if not isinstance(node, cst.Call):
+        return None
+    name = context.call_name(node)
+    if name in KERAS_LOADERS or name in SAVED_MODEL_LOADERS:
+        return name
+    imported = context.imported_name(node.func)
+    if imported in IMPORTED_LOADERS:
+        return imported
+    if imported is not None and imported.startswith("keras_ocr.") \
+            and imported.rsplit(".", 1)[-1] in ("Pipeline", "Detector", "Recognizer"):
+        return imported
+    return None
+
+
+@register
+class ModelLoadedPerCall(Rule):
+    """A model loaded from disk or a hub inside a function that runs again and again.
+
+    Bad::
+
+        def embed(texts):
+            encoder = hub.load("https://tfhub.dev/google/universal-sentence-encoder/4")
+            return encoder(texts)
+
+        for row in rows:
+            vectors.append(embed([row.text]))      # loads the encoder for every row
+
+    Good::
+
+        encoder = hub.load("https://tfhub.dev/google/universal-sentence-encoder/4")
+
+        def embed(texts):
+            return encoder(texts)
+
+    Each load reads the model, builds its functions and keeps memory that ``del`` does not give
+    back: the time and memory grow with the calls. Reported where the load is, with the call
+    that repeats it (a loop of this module, a request handler, ``predict``/``__call__``/``act``
+    of a class); a load under a cache test (``if self.model is None:``) or in an
+    ``@lru_cache`` function runs once.
+    """
+
+    code = "TFM408"
+    name = "model-loaded-per-call"
+    summary = "model loaded (load_model, saved_model.load, hub.load) in a function that runs per call"
+    triggers = LOADER_TRIGGERS
+    structure = Inside(IN_DEF_OR_LOOP)
+    options = {
+        "load_loop_min_iterations": (
+            10, "loops known to run fewer times than this are not reported"),
+    }
+
+    def __init__(self, context, settings) -> None:
+        super().__init__(context, settings)
+        self._callers = context.facts_of(CallerFacts)
+        self._sites: list[tuple[cst.Call, str, cst.FunctionDef, object]] = []
+        self._places: set[int] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        context = self.context
+        self._callers.observe(node)
+        loader = loader_name(context, node)
+        if loader is None or context.in_traced_function:
+            return
+        keras_model = loader in KERAS_MODEL_BUILDERS  # TFM403 reports these in a loop or handler
+        loops = context.loops_running(node)
+        if loops:
+            if keras_model or runs_fewer_than_counting_splitters(context, loops, self.settings["load_loop_min_iterations"]) \
+                    or context.keras.is_kept(node, loops[-1]):
+                return
+            if first_time(self._places, loops[-1]):
+                self.report(node, f"{code_of(node.func)}() loads a model on every iteration: each load "
+                                  f"reads and builds it again and keeps memory; load it once before the loop")
+            return
+        frame = context.function
+        if frame is None or not isinstance(frame.node, cst.FunctionDef):
+            return
+        if where_repeated(context, node) is not None:
+            if not keras_model and first_time(self._places, frame.node):
+                self.report(node, f"{code_of(node.func)}() loads a model in {frame.node.name.value}(), "
+                                  f"which handles every request: load it once at start-up and reuse it")
+            return
+        if id(node) in context.functions.guarded(frame.node) or _cached(frame.node):
+            return  # loaded once, then kept
+        self._sites.append((node, loader, frame.node, evidence_at(context, node, ONCE_HERE)))
+
+    def leave_Module(self, node: cst.Module) -> None:
+        context = self.context
+        for call, loader, definition, evidence in self._sites:
+            repetition = self._callers.repetition_of_def(definition, self._is_model_value)
+            if repetition is None:
+                repetition = _loads_its_own_model(context, call, definition)
+            if repetition is None or not first_time(self._places, definition):
+                continue
+            name = definition.name.value
+            message = (f"{code_of(call.func)}() loads a model on every call of {name}(): each load reads "
+                       f"and builds it again and keeps memory; load it once (at start-up, or in "
+                       f"__init__) and reuse it")
+            self.findings.append((call, message, dataclasses.replace(evidence, repetition=repetition)))
+
+    def _is_model_value(self, value: cst.BaseExpression) -> bool:
+        return self.context.keras.is_model_build(value) or loader_name(self.context, value) is not None
+
+
+def _cached(definition: cst.FunctionDef) -> bool:
+    return any((dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+               .rsplit(".", 1)[-1] in CACHE_DECORATORS for d in definition.decorators)
+
+
+def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef) -> Repetition | None:
+    """A function that loads a fixed model (its path does not come from the parameters) and
+    predicts with it on what it is given: a library's predict-style function, which pays the load
+    on each call. No caller of this module repeats it, so the repetition is inferred."""
+    params = {p.name.value for p in all_params(definition.params)} - {"self", "cls"}
+    if not params or definition.name.value in _RUN_ONCE or _mentions(context, call, params):
+        return None
+    bound = _bound_name(context, definition, call)
+    if bound is None:
+        return None
+    for node in context.nodes_in(definition.body):
+        if not isinstance(node, cst.Call) or not node.args:
+            continue
+        func = node.func
+        on_model = (isinstance(func, cst.Name) and func.value == bound) or (
+            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == bound
+            and (func.attr.value in _USES or func.attr.value.startswith("predict")))
+        if on_model and _fed_from(context, definition, node, params):
+            return Repetition(UNKNOWN, basis=f"{definition.name.value}() loads its model and predicts on "
+                                             f"what it is given, on every call", known=False)
+    return None
+
+
+def _fed_from(context, definition: cst.FunctionDef, call: cst.Call, params: set[str]) -> bool:
+    """Some argument of ``call`` comes from ``params``: directly, or through names bound in
+    ``definition`` (``X = pad(df[col])``; ``model.predict(X)``), a few assignments deep."""
+    scope = context.scopes[definition]
+    names = {n.value for arg in call.args for n in context.nodes_in(arg.value) if isinstance(n, cst.Name)}
+    names |= {arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)}
+    for _ in range(4):
+        if names & params:
+            return True
+        more = {n.value for name in names for value in scope.assignments.get(name, ()) if value is not None
+                for n in [value, *context.nodes_in(value)] if isinstance(n, cst.Name)}
+        if more <= names:
+            return False
+        names |= more
+    return bool(names & params)
+
+
+def _bound_name(context, definition: cst.FunctionDef, call: cst.Call) -> str | None:
+    """``model`` in ``model = load_model(...)`` (the call's own statement) inside ``definition``."""
+    for node in context.nodes_in(definition.body):
+        if isinstance(node, cst.Assign) and node.value is call and len(node.targets) == 1 \
+                and isinstance(node.targets[0].target, cst.Name):
+            return node.targets[0].target.value
+    return None
+
+
+def _mentions(context, node: cst.CSTNode, names: set[str]) -> bool:
+    return any(isinstance(n, cst.Name) and n.value in names for n in context.nodes_in(node))
