@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tf_memlint import __version__, baseline, project, report
 from tf_memlint.config import Config, ConfigError, find_config_file, load_config, positive_int, rule_options
-from tf_memlint.engine import enabled_codes
+from tf_memlint.engine import TEST_PATHS_SETTING, enabled_codes
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, LEVELS
 from tf_memlint.files import PROJECT_TABLES, FileResult, discover, excluded, lint_file, lint_files
 from tf_memlint.fixes import command as fixes
@@ -263,6 +263,7 @@ def _check(args: argparse.Namespace) -> int:
     if problem:
         return _error(problem)
     settings = dict(config.settings)
+    settings[TEST_PATHS_SETTING] = list(config.test_paths)
     for option in rule_options():
         value = getattr(args, f"opt_{option}")
         if value is not None:

@@ -118,7 +118,7 @@ class TFContext:
         self.on_demand: dict[type, Any] = {}  # fact modules only some rules use (facts_of)
         # What the engine knows of the file, for the evidence of a finding (evidence.py).
         self.path: str | None = None
-        self.test_globs: tuple[str, ...] = ()
+        self.test_file = False  # the file is test code by its path (ignores.is_test_path)
         self.notebook = False
 
     def facts_of(self, kind: type[_Facts]) -> _Facts:

@@ -46,6 +46,7 @@ from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-e
 )
 from tf_memlint.names import MENTIONS_TF, canonical
 from tf_memlint.evidence import Evidence
+from tf_memlint.ignores import is_test_path
 from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, at_least, grade
 from tf_memlint.rule import Diagnostic, Rule, all_rules
@@ -227,8 +228,10 @@ def _parse_ast(source: bytes | str) -> ast.AST | None:
 # Linting
 # ---------------------------------------------------------------------------------------------
 
-# The settings key holding the linted file's path (the evidence reads test code off it).
+# The settings keys holding the linted file's path and the configured test-paths globs (the
+# evidence reads test code off them: ignores.is_test_path, the same test the ignores use).
 PATH_SETTING = "path"
+TEST_PATHS_SETTING = "test_paths"
 
 
 def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
@@ -330,7 +333,7 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         # Linting a Jupyter notebook's code cells (files.lint_file sets it): a kernel lives on.
         context.notebook = bool(settings.get("notebook"))
         context.path = settings.get(PATH_SETTING)
-        context.test_globs = tuple(settings.get("test_paths") or ())
+        context.test_file = bool(context.path) and is_test_path(context.path, list(settings.get(TEST_PATHS_SETTING) or ()))
         context.source, context.tree = source, tree  # for the lines a message names (positions_of)
         context.project = settings.get("project")  # cross-module summaries, command only (project.py)
         if not _calls_project(settings) and (

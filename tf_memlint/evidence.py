@@ -16,7 +16,6 @@ that (grading.py), never from the rule's own wishes.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -60,9 +59,6 @@ _SPLITTERS = frozenset({"KFold", "StratifiedKFold", "GroupKFold", "StratifiedGro
 _SERVER_MODULES = ("flask", "fastapi", "django", "starlette", "tornado", "aiohttp", "grpc", "streamlit",
                    "gradio", "sanic", "bottle", "falcon", "uvicorn")
 _TEST_MODULES = ("pytest", "unittest")
-# Test code by path: the conventions pytest and unittest discover, and test folders.
-TEST_PATH_GLOBS = ("test_*.py", "*_test.py", "tests.py", "conftest.py", "*/tests/*", "*/test/*",
-                   "tests/*", "test/*", "*/testing/*")
 
 
 @dataclass(frozen=True)
@@ -101,18 +97,10 @@ class Evidence:
 ONCE_HERE = Repetition(ONCE)
 
 
-def is_test_path(path: str | None, extra_globs: tuple[str, ...] = ()) -> bool:
-    if not path:
-        return False
-    path = path.replace("\\", "/")
-    name = path.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(name, g) or fnmatch.fnmatch(path, g) for g in (*TEST_PATH_GLOBS, *extra_globs))
-
-
-def lifetime(context: TFContext, path: str | None, extra_test_globs: tuple[str, ...] = ()) -> tuple[str, str]:
+def lifetime(context: TFContext) -> tuple[str, str]:
     """The kind of process the module runs in, and why: test code first (a test process exits),
     then a notebook kernel, then a server; anything else is a program."""
-    if is_test_path(path, extra_test_globs):
+    if context.test_file:
         return TEST, "test file"
     for frame in context.frames:
         node = frame.node
@@ -134,7 +122,7 @@ def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | 
                 once_confidence: str | None = None) -> Evidence:
     """The evidence for a finding at ``node``, reported at the current walk position (the
     engine tells the context the file's path and the configured test globs)."""
-    life, why = lifetime(context, context.path, context.test_globs)
+    life, why = lifetime(context)
     return Evidence(repetition or repetition_at(context, node), life, why, once_confidence)
 
 

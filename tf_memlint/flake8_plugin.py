@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Iterator
 
 from tf_memlint import __version__
 from tf_memlint.config import positive_int
-from tf_memlint.engine import PATH_SETTING, LintError, lint_source
+from tf_memlint.engine import PATH_SETTING, TEST_PATHS_SETTING, LintError, lint_source
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, LEVELS
 from tf_memlint.rule import all_rules
 
@@ -132,7 +132,8 @@ class TFMemlintChecker:
         # flake8 only calls a tree plugin with a tree it built; an empty one (tests) is no tree.
         tree = self.tree if isinstance(self.tree, ast.Module) and self.tree.body else None
         try:
-            findings = lint_source(source, self.codes, {**self.settings, PATH_SETTING: self.filename}, tree=tree)
+            findings = lint_source(source, self.codes, {**self.settings, PATH_SETTING: self.filename,
+                                                        TEST_PATHS_SETTING: self.test_paths}, tree=tree)
         except LintError as error:
             if tree is None:
                 return []  # flake8 reports the syntax error itself (E999)
