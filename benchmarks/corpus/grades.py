@@ -60,9 +60,14 @@ def main() -> int:
             if _key(f) not in verdicts:
                 print(f"{f['code']}\t{f['path']}\t{f['line']}\t{f['confidence']}\t\t\t\t{f['message']}")
         return 0
+    from tf_memlint.rule import all_rules
+
+    default_codes = {code for code, rule in all_rules().items() if rule.default_enabled}
     print("| tier | findings | judged | true | noise | false | precision |\n|---|---|---|---|---|---|---|")
     for tier, levels in TIERS.items():
-        shown = [f for f in findings if f["confidence"] in levels]
+        # the default tier: what the default shows, its rules at its confidence
+        shown = [f for f in findings if f["confidence"] in levels
+                 and (tier != "high (default)" or f["code"] in default_codes)]
         counts = Counter(verdicts.get(_key(f), "unjudged") for f in shown)
         judged = counts["true"] + counts["noise"] + counts["false"]
         precision = f"{counts['true'] / judged:.2f}" if judged else "-"
@@ -78,7 +83,7 @@ def main() -> int:
     if args.baseline:
         shown = defaultdict(list)
         for f in findings:
-            if f["confidence"] == "high":
+            if f["confidence"] == "high" and f["code"] in default_codes:
                 code, path, line = _key(f)
                 shown[path].append(line)
         kept = total = 0
