@@ -43,7 +43,7 @@ class UnclosedSession(Rule):
     """
 
     code = "TFM201"
-    reaches_across_modules = True  # its reach path: _session_reach
+    reaches_across_modules = True  # its reach path: _through_call
 
     # Opt-in: 1 of 5 findings worth acting on in the held-out corpus (rules/TFM201.md).
 
@@ -100,7 +100,7 @@ class UnclosedSession(Rule):
         self._hold(node.value, "given")  # closing(tf.Session()), set_session(tf.Session()), Wrapper(...)
 
     def visit_Call(self, node: cst.Call) -> None:
-        _session_reach(self, node)  # a function that opens a kept session, called per iteration/request
+        self._through_call(node)  # a function that opens a kept session, called per iteration/request
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _STORING_METHODS:
             for arg in node.args:  # sessions.append(tf.Session()): stored, cannot be closed by name
@@ -123,6 +123,42 @@ class UnclosedSession(Rule):
 
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
     leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_ListComp
+
+    # The reach path --------------------------------------------------------------------------
+    def _through_call(self, node: cst.Call) -> None:
+        """A call whose function opens a session that stays alive (an InteractiveSession, one
+        stored in a container), or a session factory whose result is stored, per iteration/request."""
+        context = self.context
+        functions = context.functions
+        if not functions.possible(SESSION):
+            return
+        place = where_repeated(context, node)
+        if place is None:
+            return
+        found = functions.reach(node, SESSION)
+        if found is None:
+            found = functions.reach(node, RETURNS_SESSION)
+            if found is None or not self._stored(node):
+                return
+        where, per = place
+        if not first_time(self._reach_places, where):
+            return
+        label, witness = found
+        self.report(node, f"{label}() opens a TF1 session {per} that is kept alive and never closed (calls "
+                          f"{functions.describe(witness)}); open one session once, or close each one")
+
+    def _stored(self, call: cst.Call) -> bool:
+        """``sessions.append(make_session())`` / ``cache[k] = make_session()`` in the current scope."""
+        context = self.context
+        frame = context.function
+        for node in context.nodes_in(frame.node if frame is not None else context.module):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in _REACH_STORING and any(a.value is call for a in node.args):
+                return True
+            if isinstance(node, cst.Assign) and node.value is call \
+                    and any(isinstance(t.target, cst.Subscript) for t in node.targets):
+                return True
+        return False
 
     # The decision ---------------------------------------------------------------------------
     def _judge(self, node: cst.Call, how: tuple) -> None:
@@ -344,6 +380,7 @@ class UnclosedSession(Rule):
 
 
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
+_REACH_STORING = frozenset({"append", "extend", "insert", "add", "appendleft"})
 
 
 _KEPT = {"stored": "in a container", "self": "on self", "captured": "by a closure that outlives the call"}
@@ -405,44 +442,3 @@ class _SiteCollector(cst.CSTVisitor):
                     value = value.args[0].value
                 if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
                     self.entries.add(value.func.value)
-
-
-# The reach path: a call of a function that opens a kept session, per iteration/request.
-def _session_reach(rule: UnclosedSession, node: cst.Call) -> None:
-    """A call whose function opens a session that stays alive (an InteractiveSession, one stored
-    in a container), or a session factory whose result is stored, per iteration/request."""
-    context = rule.context
-    functions = context.functions
-    if not functions.possible(SESSION):
-        return
-    place = where_repeated(context, node)
-    if place is None:
-        return
-    found = functions.reach(node, SESSION)
-    if found is None:
-        found = functions.reach(node, RETURNS_SESSION)
-        if found is None or not _stored(rule, node):
-            return
-    where, per = place
-    if not first_time(rule._reach_places, where):
-        return
-    label, witness = found
-    rule.report(node, f"{label}() opens a TF1 session {per} that is kept alive and never closed (calls "
-                      f"{functions.describe(witness)}); open one session once, or close each one")
-
-
-_REACH_STORING = frozenset({"append", "extend", "insert", "add", "appendleft"})
-
-
-def _stored(rule: UnclosedSession, call: cst.Call) -> bool:
-    """``sessions.append(make_session())`` / ``cache[k] = make_session()`` in the current scope."""
-    context = rule.context
-    frame = context.function
-    for node in context.nodes_in(frame.node if frame is not None else context.module):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value in _REACH_STORING and any(a.value is call for a in node.args):
-            return True
-        if isinstance(node, cst.Assign) and node.value is call \
-                and any(isinstance(t.target, cst.Subscript) for t in node.targets):
-            return True
-    return False

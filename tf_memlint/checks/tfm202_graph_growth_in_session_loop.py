@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
-from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, where_repeated
+from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
 from tf_memlint.facts.sessions import OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_RUN_TRIGGERS
 from tf_memlint.facts.events import REQUEST
 from tf_memlint.gate import REPEATED, Together
@@ -38,7 +38,7 @@ class GraphGrowthInSessionLoop(Rule):
     """
 
     code = "TFM202"
-    reaches_across_modules = True  # its reach path: _ops_reach
+    reaches_across_modules = True  # its reach path: _through_call
 
     # Opt-in: 2 of 7 findings worth acting on in the held-out corpus (rules/TFM202.md).
 
@@ -48,8 +48,7 @@ class GraphGrowthInSessionLoop(Rule):
     triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
     # one loop or request handler (or a function it calls) that both runs a session and adds ops:
     # a TF call, an optimizer's graph method, or, in the command, another module's function doing
-    # either. Every path of the rule reports a loop or handler that does both (_ops_reach,
-    # _ops_in_handler: _runs_session of that same loop or handler).
+    # either. Every path of the rule reports a loop or handler that does both (_runs_session).
     structure = Together(REPEATED, (SESSION_RUN_TRIGGERS | {RUNS_SESSION},
                                     {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS}))
     options = {
@@ -102,26 +101,87 @@ class GraphGrowthInSessionLoop(Rule):
         if context.in_traced_function:
             return
         if not context.sessions.creates_graph_ops(node):
-            _ops_reach(self, node, bool(self._fresh_graph))  # a function that adds ops, called here
+            self._through_call(node)  # a function that adds ops, called here
             return
         loops = context.loops_running(node)
         if not loops:
-            _ops_in_handler(self, node, bool(self._fresh_graph))  # per request (facts/events.py)
-            return
-        if self._fresh_graph:
+            self._in_handler(node)  # per request (facts/events.py)
             return
         statement = self._statements[-1] if self._statements else node
         if id(statement) in self._reported:
             return
-        running = [loop for loop in loops if context.sessions.loop_runs_session(loop)]
-        if not running or any(context.sessions.loop_resets_graph(loop) for loop in loops):
+        if not self._runs_session(loops, loops[-1], through_call=False) \
+                or self._exempt(loops, loops[-1], through_call=False):
             return
-        total = context.iterations(loops)
-        if total is not None and total < self.settings["session_loop_min_iterations"]:
-            return  # a bounded, small number of copies: not growth
         self._reported.add(id(statement))
         # One finding per loop (the innermost that runs the call), naming every statement.
         self._pending.setdefault(id(loops[-1]), []).append((node, code_of(node.func)))
+
+    def _exempt(self, loops: list, where: cst.CSTNode, through_call: bool) -> bool:
+        """The exemptions of every path: the ops go to a new graph each time (a ``with`` block
+        that installs one, a loop that resets the default graph, a handler that makes its own),
+        or the loops run a small, bounded number of times (a few copies are not growth)."""
+        context = self.context
+        if self._fresh_graph:
+            return True
+        if not loops:
+            return context.sessions.scope_starts_new_graph(where)
+        if any(context.sessions.loop_resets_graph(loop) for loop in loops):
+            return True
+        # Two measures of "small" (through a call, the loops open at the call): kept apart so
+        # that findings do not change with this layout.
+        limit = self.settings["session_loop_min_iterations"]
+        return open_loops_run_fewer_than(context, limit) if through_call else runs_fewer_than(context, loops, limit)
+
+    def _runs_session(self, loops: list, where: cst.CSTNode, through_call: bool) -> bool:
+        """The code that adds the ops also runs a TF1 session: in-file, any loop around the call
+        runs one itself; through a call or in a handler, the innermost loop or the handler runs
+        one, itself or through the calls it makes."""
+        context = self.context
+        if not through_call:
+            return any(context.sessions.loop_runs_session(loop) for loop in loops)
+        if context.sessions.loop_runs_session(where):
+            return True
+        functions = context.functions
+        return any(functions.reach(call, RUNS_SESSION) is not None for call in context.calls_in(where))
+
+    def _through_call(self, node: cst.Call) -> None:
+        """A call whose function adds TF1 graph ops, run per iteration/request of code that runs a session."""
+        context = self.context
+        if self._fresh_graph or not context.functions.possible(OPS):
+            return
+        place = where_repeated(context, node, units=(REQUEST,))
+        if place is None:
+            return
+        found = context.functions.reach(node, OPS)
+        if found is None:
+            return
+        where, per = place
+        loops = context.loops_running(node)
+        if not self._runs_session(loops, where, through_call=True) or self._exempt(loops, where, through_call=True):
+            return
+        if not first_time(self._reach_places, where):
+            return
+        label, witness = found
+        self.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
+                          f"{context.functions.describe(witness)}); build the ops once and feed the values "
+                          f"that change")
+
+    def _in_handler(self, node: cst.Call) -> None:
+        """TF1 ops created directly in a request handler that runs a session."""
+        context = self.context
+        if self._fresh_graph or context.open_loops:
+            return
+        place = where_repeated(context, node, units=(REQUEST,))
+        if place is None:
+            return
+        where, per = place
+        if not self._runs_session([], where, through_call=True) or self._exempt([], where, through_call=True):
+            return
+        if not first_time(self._reach_places, where):
+            return
+        self.report(node, f"{code_of(node.func)}() adds ops to the TF1 graph {per}: the graph grows with every "
+                          f"request; build the ops once at start-up and feed the values that change")
 
     def leave_For(self, original_node: cst.For) -> None:
         self._statements.pop()
@@ -145,60 +205,3 @@ class GraphGrowthInSessionLoop(Rule):
                           f"{'s' if len(found) > 2 else ''} ({lines}) inside a loop that calls sess.run add "
                           f"ops to the graph on every iteration; build them once before the loop and feed "
                           f"the values that change")
-
-
-# The reach path: a call of a function that adds ops, and ops created in a request handler.
-def _runs_session(rule: GraphGrowthInSessionLoop, where: cst.CSTNode, node: cst.Call) -> bool:
-    """``where`` (a loop or a handler) runs a TF1 session, itself or through the calls it makes,
-    or the called function does."""
-    context = rule.context
-    if context.sessions.loop_runs_session(where):
-        return True
-    functions = context.functions
-    return any(functions.reach(call, RUNS_SESSION) is not None for call in context.calls_in(where))
-
-
-def _ops_reach(rule: GraphGrowthInSessionLoop, node: cst.Call, fresh_graph: bool) -> None:
-    """A call whose function adds TF1 graph ops, run per iteration/request of code that runs a session."""
-    context = rule.context
-    if fresh_graph or not context.functions.possible(OPS):
-        return
-    place = where_repeated(context, node, units=(REQUEST,))
-    if place is None:
-        return
-    found = context.functions.reach(node, OPS)
-    if found is None:
-        return
-    where, per = place
-    loops = context.loops_running(node)
-    if not _runs_session(rule, where, node):
-        return
-    if loops:
-        if any(context.sessions.loop_resets_graph(loop) for loop in loops) \
-                or open_loops_run_fewer_than(context, rule.settings["session_loop_min_iterations"]):
-            return
-    elif context.sessions.scope_starts_new_graph(where):
-        return
-    if not first_time(rule._reach_places, where):
-        return
-    label, witness = found
-    rule.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
-                      f"{context.functions.describe(witness)}); build the ops once and feed the values "
-                      f"that change")
-
-
-def _ops_in_handler(rule: GraphGrowthInSessionLoop, node: cst.Call, fresh_graph: bool) -> None:
-    """TF1 ops created directly in a request handler that runs a session."""
-    context = rule.context
-    if fresh_graph or context.open_loops:
-        return
-    place = where_repeated(context, node, units=(REQUEST,))
-    if place is None:
-        return
-    where, per = place
-    if not _runs_session(rule, where, node) or context.sessions.scope_starts_new_graph(where):
-        return
-    if not first_time(rule._reach_places, where):
-        return
-    rule.report(node, f"{code_of(node.func)}() adds ops to the TF1 graph {per}: the graph grows with every "
-                      f"request; build the ops once at start-up and feed the values that change")
