@@ -66,8 +66,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable
 
 from tf_memlint.context import NUMPY_ARRAY_FACTORIES
-from tf_memlint.facts.functions import FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
-from tf_memlint.facts.functions import TF_FUNCTION as CREATES_TF_FUNCTION  # the effect, not the name
+from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,
                                    TRAINING_STEP_METHODS)
@@ -242,7 +241,7 @@ NUMPY_NAME = "a name bound to a NumPy array"
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
-EFFECTS = frozenset({MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, CREATES_TF_FUNCTION, RUNS_SESSION})
+EFFECTS = EFFECT_KINDS
 _KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.Global,),
           "Nonlocal": (ast.Nonlocal,)}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)

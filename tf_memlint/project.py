@@ -29,8 +29,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tf_memlint.facts.functions import MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
-from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
+from tf_memlint.facts.functions import (EFFECT_KINDS, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION,
+                                       UNDONE_BY, is_cache_decorator)
+from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
                                    tf2_keras)
 from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, op_creating_name
 from tf_memlint.gate import ModuleFacts
@@ -89,6 +90,7 @@ class _Module:
         self.globals_models: set[str] = set()
         self.tf2_predict: bool | None = None  # _predict_builds_per_call, once
         self.calls: set[str] = set()
+        self.undone: dict[str, frozenset[str]] = {}  # function -> effects it never passes on
 
     def imported(self, node: ast.AST) -> str | None:
         """The dotted name ``node`` has through this module's imports, as imported."""
@@ -130,6 +132,17 @@ def _guarded(function: ast.AST) -> set[int]:
     return found
 
 
+def _undone(module: _Module, function: ast.FunctionDef) -> frozenset[str]:
+    """The effects ``function`` never passes on: all of them under a cache decorator (its body
+    runs once per key), else those it undoes itself (``UNDONE_BY``: a direct call, here)."""
+    if any(is_cache_decorator(ast_dotted_name(d.func if isinstance(d, ast.Call) else d))
+           for d in function.decorator_list):
+        return EFFECT_KINDS
+    guarded = _guarded(function)
+    names = {module.canonical(n.func) for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded}
+    return frozenset(kind for kind, undoing in UNDONE_BY.items() if names & undoing)
+
+
 def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
             owner: str | None = None) -> dict[str, tuple[str, tuple]]:
     """What one call of ``function`` does itself (``owner``: its class, for a method)."""
@@ -137,10 +150,6 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
     guarded = _guarded(function)
     calls = [n for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded]
     names = [module.canonical(c.func) for c in calls]
-    if any(n in CLEAR_SESSION_CALLS for n in names) or any(
-            isinstance(d, ast.Name) and d.id in ("lru_cache", "cache") or
-            isinstance(d, ast.Call) and (ast_dotted_name(d.func) or "").endswith("lru_cache") for d in function.decorator_list):
-        return effects
     closes = any(type(n) is ast.Attribute and n.attr == "close" for n in _nodes(function))
     if "tensorflow.executing_eagerly" in names:
         graph_mode = False  # written for both modes: no graph in TF2
@@ -396,9 +405,11 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
     for module in providers:
         if True:
             for fname, function in module.functions.items():
+                undone = module.undone[fname] = _undone(module, function)
                 found = _direct(module, function, module.graph_mode  # type: ignore[attr-defined]
                                 or project_of[module.path] in graph_projects, fname.partition(".")[0]
                                 if fname != function.name else None)
+                found = {kind: what for kind, what in found.items() if kind not in undone}
                 if found:
                     module.effects[fname] = found
 
@@ -421,6 +432,7 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
         for module in providers:
             for fname, function in module.functions.items():
                 mine = module.effects.setdefault(fname, {})
+                undone = module.undone.get(fname, frozenset())
                 for node in _nodes(function):
                     if type(node) is not ast.Call:
                         continue
@@ -432,7 +444,7 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
                         continue
                     where, theirs = found
                     for kind, (what, chain) in theirs.items():
-                        if kind not in mine and kind != RETURNS_SESSION:
+                        if kind not in mine and kind != RETURNS_SESSION and kind not in undone:
                             mine[kind] = (what, ((dotted, where),) + chain)
                             changed = True
         if not changed:

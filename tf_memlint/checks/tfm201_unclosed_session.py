@@ -9,7 +9,7 @@ from tf_memlint.facts.repetition import first_time, where_repeated
 from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES
 from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, NOTEBOOK, REPEATED, Inside
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
+from tf_memlint.syntax import STORING_METHODS, code_of, dotted_name, is_self_attribute
 
 
 @register
@@ -102,7 +102,7 @@ class UnclosedSession(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self._through_call(node)  # a function that opens a kept session, called per iteration/request
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _STORING_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in STORING_METHODS:
             for arg in node.args:  # sessions.append(tf.Session()): stored, cannot be closed by name
                 if self.context.sessions.is_session_creation(arg.value):
                     self._holders[id(arg.value)] = ("stored",)
@@ -153,7 +153,7 @@ class UnclosedSession(Rule):
         frame = context.function
         for node in context.nodes_in(frame.node if frame is not None else context.module):
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                    and node.func.attr.value in _REACH_STORING and any(a.value is call for a in node.args):
+                    and node.func.attr.value in STORING_METHODS and any(a.value is call for a in node.args):
                 return True
             if isinstance(node, cst.Assign) and node.value is call \
                     and any(isinstance(t.target, cst.Subscript) for t in node.targets):
@@ -249,7 +249,7 @@ class UnclosedSession(Rule):
                 if any(same(a.value) for a in node.args):
                     if self._gives_away(node):
                         return "given"
-                    if type(func) is cst.Attribute and func.attr.value in _STORING_METHODS:
+                    if type(func) is cst.Attribute and func.attr.value in STORING_METHODS:
                         held = "stored"  # OPEN_SESSIONS.append(sess)
             elif kind is cst.WithItem:
                 if same(node.item):
@@ -379,8 +379,6 @@ class UnclosedSession(Rule):
         return False
 
 
-_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
-_REACH_STORING = frozenset({"append", "extend", "insert", "add", "appendleft"})
 
 
 _KEPT = {"stored": "in a container", "self": "on self", "captured": "by a closure that outlives the call"}
