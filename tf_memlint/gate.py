@@ -5,7 +5,7 @@ able to fire. The engine builds a LibCST tree only for modules where a trigger o
 rule occurs, so triggers must over-approximate the rule: a trigger missing loses findings
 silently; a superfluous one only costs a parse. Rules build their triggers from the same
 constants their fact modules test against (``facts.sessions.SESSION_CLASSES``,
-``facts.keras.MODEL_BUILD_TRIGGERS``, ``context.TRACED_SCOPE``...), so a spelling taught to a
+``facts.keras.MODEL_BUILD_TRIGGERS``, ``facts.tracing.TRACED_SCOPE``...), so a spelling taught to a
 fact module reaches the gate too; nothing here restates a rule's predicate. Trigger syntax:
 
     "tensorflow.function"  a canonical TF/Keras name (names.canonical): matches every spelling of
@@ -65,7 +65,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Iterable
 
-from tf_memlint.context import NUMPY_ARRAY_FACTORIES
+from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, MINIMIZE, TRAIN_STEP_WORD,

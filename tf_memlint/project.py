@@ -68,8 +68,16 @@ def module_name(path: Path) -> tuple[str, str]:
 
 
 class _Module:
-    def __init__(self, path: str, name: str, tree: ast.Module) -> None:
+    def __init__(self, path: str, name: str, tree: ast.Module, root: str, raw: bytes, wanted: bool) -> None:
         self.path, self.name, self.tree = path, name, tree
+        # Where its absolute imports are looked for: its root, then the directories above it
+        # (a script in repo/scripts importing repo/mylib); modules are keyed "root|name", so two
+        # projects linted together (or two files named utils.py) never meet.
+        self.roots = [root, *map(str, list(Path(root).parents)[:3])]
+        self.key = f"{root}|{name}"
+        self.mentions_tf = bool(MENTIONS_TF(raw))
+        self.wanted = wanted  # imported somewhere
+        self.graph_mode = bool(_GRAPH_WORDS(raw))
         self.facts = ModuleFacts(tree)  # import aliases, and names through them (the gate's own)
         self.aliases = self.facts.aliases
         self.package = name if Path(path).stem == "__init__" else name.rpartition(".")[0]
@@ -259,16 +267,7 @@ def _build(paths: list[str]) -> dict[str, dict[str, Any]]:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         root, name = module_name(Path(path))
-        module = _Module(path, name, tree)
-        # Where its absolute imports are looked for: its root, then the directories above it
-        # (a script in repo/scripts importing repo/mylib); modules are keyed "root|name", so two
-        # projects linted together (or two files named utils.py) never meet.
-        module.roots = [root, *map(str, list(Path(root).parents)[:3])]  # type: ignore[attr-defined]
-        module.key = f"{root}|{name}"  # type: ignore[attr-defined]
-        module.mentions_tf = bool(MENTIONS_TF(raw))  # type: ignore[attr-defined]
-        module.wanted = Path(path).stem.encode() in wanted  # type: ignore[attr-defined]  # imported somewhere
-        module.graph_mode = bool(_GRAPH_WORDS(raw))  # type: ignore[attr-defined]
-        return module
+        return _Module(path, name, tree, root, raw, Path(path).stem.encode() in wanted)
 
     # Providers: importable modules that name TF/Keras and define functions, kept only when an
     # import line of another file names them; those files are the consumers.
@@ -292,7 +291,7 @@ def _build(paths: list[str]) -> dict[str, dict[str, Any]]:
     for path in dict.fromkeys([p for p, stem in candidates.items() if stem.encode() in wanted] + consumers):
         module = parse(path, raws[path])
         if module is not None:
-            modules.setdefault(module.key, module)  # type: ignore[attr-defined]
+            modules.setdefault(module.key, module)
     if not modules:
         return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
     try:
@@ -360,7 +359,7 @@ def _statements(tree: ast.Module):
 
 def _key(modules: dict[str, _Module], module: _Module, dotted: str) -> str | None:
     """The key of the project module ``dotted`` as ``module`` imports it, if linted."""
-    for root in module.roots:  # type: ignore[attr-defined]
+    for root in module.roots:
         key = f"{root}|{dotted}"
         if key in modules:
             return key
@@ -370,7 +369,7 @@ def _key(modules: dict[str, _Module], module: _Module, dotted: str) -> str | Non
 def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects: set[str],
             project_of: dict[str, str]) -> dict[str, dict[str, Any]]:
     # Only modules some file imports need summaries; only their top-level models count as globals.
-    providers = [m for m in modules.values() if m.mentions_tf and m.wanted]  # type: ignore[attr-defined]
+    providers = [m for m in modules.values() if m.mentions_tf and m.wanted]
     for module in providers:
         for node in module.tree.body:
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_model_build(module, node.value):
@@ -406,7 +405,7 @@ def _tables(modules: dict[str, _Module], raws: dict[str, bytes], graph_projects:
         if True:
             for fname, function in module.functions.items():
                 undone = module.undone[fname] = _undone(module, function)
-                found = _direct(module, function, module.graph_mode  # type: ignore[attr-defined]
+                found = _direct(module, function, module.graph_mode
                                 or project_of[module.path] in graph_projects, fname.partition(".")[0]
                                 if fname != function.name else None)
                 found = {kind: what for kind, what in found.items() if kind not in undone}
