@@ -20,7 +20,7 @@ the order flipped every round) and the best of each is kept:
   tf-memlint -j1   the command, one process; -jN: all N cores (CPU time summed over workers)
   flake8 -jN, flake8+TFM -jN   only with ``--flake8-parallel``
 
-Targets (issue 13): flake8+TFM <= 1.3x flake8 on both corpora; peak RSS of flake8+TFM <= 2x
+Targets: flake8+TFM <= 1.3x flake8 on both corpora; peak RSS of flake8+TFM <= 2x
 flake8 alone; tf-memlint -j1 <= 0.5x flake8 -j1 on the TF-heavy corpus; a generated 10 MB data
 module that imports TensorFlow (no rule trigger) linted in under 30 s wall.
 

@@ -210,7 +210,7 @@ def _check(args: argparse.Namespace) -> int:
         jobs = args.jobs or config.jobs or os.cpu_count() or 1
         paths = [path for path, error in found if not error]
         registry = all_rules()
-        # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
+        # Summaries across the given files' modules, for the rules that follow calls there.
         tables = project.build(paths) if any(registry[code].reaches_across_modules for code in codes) else {}
         if tables:
             settings[PROJECT_TABLES] = tables

@@ -1,4 +1,4 @@
-"""Project-level facts for the command (issue 8 parts 2 and 4): summaries across the modules of
+"""Project-level facts for the command: summaries across the modules of
 the linted project, and TF1 graph mode from the project, not only the file.
 
 The flake8 plugin sees one file at a time; it gets in-file reach only. The command sees every

@@ -105,7 +105,7 @@ class PythonStateInTracedFunction(Rule):
     """
 
     code = "TFM103"
-    # Opt-in since round 5: 0 of 5 findings worth acting on in the fresh held-out sets
+    # Opt-in: 0 of 5 findings worth acting on in fresh held-out sets
     # (rules/TFM103.md): deliberate trace-time flags and per-call containers of library code.
     default_enabled = False
     name = "python-state-in-traced-function"

@@ -45,7 +45,7 @@ class LargeConstantInGraph(Rule):
     """
 
     code = "TFM106"
-    # Opt-in since round 5: 0 of 5 findings worth acting on in the fresh held-out sets
+    # Opt-in: 0 of 5 findings worth acting on in fresh held-out sets
     # (rules/TFM106.md): test constants embedded once, an array of unknown size in dead code.
     default_enabled = False
     name = "large-constant-in-graph"

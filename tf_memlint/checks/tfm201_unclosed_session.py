@@ -198,7 +198,7 @@ class UnclosedSession(Rule):
                 return  # module level, once: lives as long as the program that uses it
             # Unknown (no site in this file: library code) stays silent: on the development corpus
             # every such owner was made once per program (20 of 20, 4 repos); cross-module call
-            # sites (issue 8) answer through the hook in _repeated.
+            # sites answer through the hook in _repeated.
             if self._repeated(owner):
                 each = f"every {owner} object" if kind == "self" else f"every call of {owner}()"
                 return self._report(node, f"{spelling}() is kept ({_KEPT[kind]}) but never closed: {each} "
@@ -288,8 +288,9 @@ class UnclosedSession(Rule):
         """Is ``owner`` (a class or function of this module) made or called more than once per
         program? True: a site in a loop or comprehension, or in a function that is; False: every
         site once (module level, class body, the ``__main__`` block, an entry point, the
-        ``__init__`` of such a class); None: no site in this file (library code) or too deep. Cross-module call sites are
-        issue 8's summaries: ``context.functions.called_repeatedly(owner)`` when it exists."""
+        ``__init__`` of such a class); None: no site in this file (library code) or too deep.
+        Cross-module call sites: ``context.functions.called_repeatedly(owner)``, when the
+        summaries offer it."""
         hook = getattr(self.context.functions, "called_repeatedly", None)
         if hook is not None:
             answer = hook(owner)

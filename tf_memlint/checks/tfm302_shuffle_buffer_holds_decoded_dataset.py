@@ -36,7 +36,7 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
     """
 
     code = "TFM302"
-    # Opt-in: 4 of 7 findings worth acting on in the fresh held-out sets of rounds 4 and 5
+    # Opt-in: 4 of 7 findings worth acting on in two fresh held-out sets
     # (rules/TFM302.md): the buffer counts elements, and small decoded images fill it cheaply.
     default_enabled = False
     name = "shuffle-buffer-holds-decoded-dataset"

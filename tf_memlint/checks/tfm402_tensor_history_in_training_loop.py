@@ -37,7 +37,7 @@ class TensorHistoryInTrainingLoop(Rule):
     """
 
     code = "TFM402"
-    # Opt-in: 3 of 7 findings worth acting on in the fresh held-out sets of rounds 4 and 5
+    # Opt-in: 3 of 7 findings worth acting on in two fresh held-out sets
     # (rules/TFM402.md): lists reset every epoch or local to a short function, and demo loops.
     default_enabled = False
     name = "tensor-history-in-training-loop"

@@ -42,8 +42,8 @@ class PredictInLoop(Rule):
     code = "TFM404"
     reaches_across_modules = True  # its reach path: _through_call
 
-    # Opt-in: after round 4's fixes still 28 of 41 findings worth acting on in two fresh held-out
-    # sets (heldout5, heldout6): tutorial loops of tens of calls are its noise (rules/TFM404.md).
+    # Opt-in: 28 of 41 findings worth acting on in two fresh held-out sets (heldout5,
+    # heldout6), with its exemptions in: tutorial loops of tens of calls are its noise (rules/TFM404.md).
     default_enabled = False
     name = "predict-in-loop"
     summary = "Keras model.predict() called per iteration of a loop: slow; call the model directly"

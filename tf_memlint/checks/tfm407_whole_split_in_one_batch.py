@@ -45,8 +45,8 @@ class WholeSplitInOneBatch(Rule):
     """
 
     code = "TFM407"
-    # Opt-in since round 5: 13 of 18 findings worth acting on in the fresh held-out sets of rounds
-    # 4 and 5; small tutorial convnets on MNIST were its noise (rules/TFM407.md has the figures).
+    # Opt-in: 13 of 18 findings worth acting on in two fresh held-out sets; small tutorial
+    # convnets on MNIST were its noise (rules/TFM407.md has the figures).
     default_enabled = False
     name = "whole-split-in-one-batch"
     summary = "a whole train/test split run through a model as one batch: peak memory grows with the split"

@@ -1,4 +1,4 @@
-"""Repeated scopes beyond ``for`` and ``while``: functions that run once per event (issue 8 part 3).
+"""Repeated scopes beyond ``for`` and ``while``: functions that run once per event.
 
 A web request handler, a gRPC servicer method or a Keras callback's per-batch hook runs again
 and again in a process that lives on: what it builds, loads or opens on every call grows like

@@ -6,7 +6,7 @@ followed through the calls that reach it.
 down), call one of these TensorFlow functions?". The domain modules use ``definition`` for their
 own "a local function that does X" questions (keras.py: training steps, model factories).
 
-Function summaries (issue 8 part 2). ``summary(def)`` says, once per def, which *effects* one
+Function summaries. ``summary(def)`` says, once per def, which *effects* one
 call of it has, each with a ``Witness`` (the call that does it and the chain of functions it
 goes through): MODEL (builds or loads a Keras model), PREDICT (``predict`` on a Keras model;
 ``param_predicts`` when the model is a parameter, decided at the call site), FIT, OPS (adds TF1

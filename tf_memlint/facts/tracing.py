@@ -34,7 +34,7 @@ UNROLL_OPTION = {
 # Two values of a flag (True/False) mean two traces: by design, not a memory problem. Three or
 # more distinct Python numbers from a loop is a family of traces that grows with the work. A few
 # hand-written calls with different literals (f(x, 2); f(x, 3)) are not reported: their traces are
-# bounded by the code, not the work (all 12 held-out findings of that form, in heldout3, were a
+# bounded by the code, not the work (all 12 held-out findings of that form in one set were a
 # teaching quiz showing retracing on purpose). A loop's trip count is read where the call is
 # (AT_POINT): a test's case list bound to a name (`for flag in FLAGS`) has the length it is
 # written with, not an unknown one taken as large.
@@ -126,7 +126,7 @@ class TracingFacts:
         self.context = context
         self._eager_maps: set[int] = set()
         # tf.map_fn called in eager TF2 code runs its function eagerly, once per element, in
-        # sequence: nothing is traced or embedded in a graph (issue 9). Two passes: the bodies
+        # sequence: nothing is traced or embedded in a graph. Two passes: the bodies
         # traced without map_fn first, then a map_fn counts only where its caller is traced.
         traced = self._find_traced_functions([(c, s) for c, s in calls
                                               if context.call_name(c) != MAP_FN])
