@@ -98,3 +98,15 @@ def test_project_tables_and_summaries_agree_on_cleanup_and_caches(tmp_path):
         found.update(twins.effects(str(path), path.read_bytes()))
     assert {f: libcst for f, (libcst, _) in found.items()} == expected
     assert {f: project for f, (_, project) in found.items()} == expected
+
+
+def test_of_two_imports_of_one_name_the_later_wins_in_both_trees():
+    """``try: from keras.src.saving import f`` / ``except ImportError: from tensorflow.keras.saving
+    import f``: both trees read the imports in source order."""
+    twins = _twins()
+    source = (b"import tensorflow as tf\n"
+              b"try:\n    from keras.src.saving import register_keras_serializable\n"
+              b"except ImportError:\n    from tensorflow.keras.saving import register_keras_serializable\n\n"
+              b"@register_keras_serializable()\nclass Block(tf.keras.layers.Layer):\n    pass\n")
+    names = twins.call_names(source)
+    assert [(mine, theirs) for _, mine, theirs in names] == [("keras.saving.register_keras_serializable",) * 2]

@@ -116,32 +116,35 @@ class ModuleFacts:
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
         """Import statements at any depth, the same alias table ``scopes.collect``
-        builds. Imports are statements, so only statement lists are walked (cheap)."""
+        builds: in source order, so that of two imports of one name (``try:``/``except
+        ImportError:``) the later wins, as there. Imports are statements, so only statement
+        lists are walked (cheap)."""
         aliases = self.aliases
-        stack = [body]
+        stack = [iter(body)]
         while stack:
-            for node in stack.pop():
-                kind = type(node)
-                if kind is ast.Import:
-                    for alias in node.names:
-                        if alias.asname:
-                            aliases[alias.asname] = alias.name
-                        else:
-                            top = alias.name.split(".")[0]
-                            aliases[top] = top
-                elif kind is ast.ImportFrom:
-                    if node.level or not node.module:
-                        continue
-                    for alias in node.names:
-                        if alias.name != "*":
-                            aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-                elif isinstance(node, _COMPOUND):
-                    for block in (getattr(node, "body", None), getattr(node, "orelse", None),
-                                  getattr(node, "finalbody", None)):
-                        if block:
-                            stack.append(block)
-                    for sub in getattr(node, "handlers", None) or getattr(node, "cases", None) or ():
-                        stack.append(sub.body)
+            node = next(stack[-1], None)
+            if node is None:
+                stack.pop()
+                continue
+            kind = type(node)
+            if kind is ast.Import:
+                for alias in node.names:
+                    if alias.asname:
+                        aliases[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        aliases[top] = top
+            elif kind is ast.ImportFrom:
+                if node.level or not node.module:
+                    continue
+                for alias in node.names:
+                    if alias.name != "*":
+                        aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, _COMPOUND):
+                parts = getattr(node, "handlers", None) or getattr(node, "cases", None) or ()
+                blocks = [getattr(node, "body", None), *(part.body for part in parts),
+                          getattr(node, "orelse", None), getattr(node, "finalbody", None)]
+                stack.extend(iter(block) for block in reversed(blocks) if block)
 
     def imports_tf(self) -> bool:
         """Whether a public TF/Keras module is imported (else the context resolves nothing)."""
