@@ -25,9 +25,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("context", ("context",)),
     ("rule framework", ("rule", "gate", "grading")),
     ("rules", ("checks", "checks.*")),
-    ("doors", ("engine", "excerpt", "project", "files", "noqa", "notebook", "config", "report", "sarif",
-               "cli", "flake8_plugin", "resources", "__main__", "__init__", "fixes", "fixes.*", "verify",
-               "verify.*")),
+    ("doors", ("engine", "excerpt", "project", "files", "noqa", "notebook", "config", "selection", "report",
+               "sarif", "links", "baseline", "cache", "ignores", "cli", "flake8_plugin", "resources", "__main__",
+               "__init__", "fixes", "fixes.*", "verify", "verify.*")),
 ]
 # Imported only for annotations, under ``if TYPE_CHECKING:``: never at run time.
 ANNOTATION_ONLY = frozenset({"context", "rule", "scopes", "files"})
