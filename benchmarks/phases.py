@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Where tf-memlint's time goes on a corpus: the cost of each phase of the plugin's path, in
-this process, per file, summed (issue 13's profile).
+this process, per file, summed: the profile behind the speed targets.
 
     python benchmarks/phases.py [DIR ...]       # default: /work/corpus/dev (the TF-heavy corpus)
     python benchmarks/phases.py --sample 5      # every 5th file

@@ -150,7 +150,7 @@ def test_every_registered_rule_declares_triggers():
 
 def test_triggers_come_from_the_facts_constants():
     """The gate follows when a fact module learns a spelling: the triggers are its constants."""
-    from tf_memlint.context import TRACED_SCOPE
+    from tf_memlint.facts.tracing import TRACED_SCOPE
     from tf_memlint.facts import keras, sessions, splits, tracing
 
     registry = all_rules()

@@ -1,4 +1,4 @@
-"""Issue 9 (precision on unseen code): rule behaviour that fixtures alone cannot show
+"""Precision on unseen code: rule behaviour that fixtures alone cannot show
 (notebook mode, messages)."""
 
 from __future__ import annotations

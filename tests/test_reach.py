@@ -1,4 +1,4 @@
-"""Reach across modules (issue 8): the command follows the project's imports, flake8 sees one file."""
+"""Reach across modules: the command follows the project's imports, flake8 sees one file."""
 
 from __future__ import annotations
 

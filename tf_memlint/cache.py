@@ -277,7 +277,8 @@ def _is_summary(value: Any) -> bool:
         return False
     if value.get("unparsable") is True:
         return True
-    functions, imports, effects, calls = (value.get(k) for k in ("functions", "imports", "effects", "calls"))
+    functions, imports, effects, calls, undone = (value.get(k) for k in ("functions", "imports", "effects", "calls",
+                                                                          "undone"))
     return (isinstance(functions, dict) and all(isinstance(k, str) and type(v) is int for k, v in functions.items())
             and isinstance(imports, list) and all(
                 isinstance(i, list) and len(i) == 4 and i[0] in ("import", "from") and isinstance(i[1], str)
@@ -288,7 +289,9 @@ def _is_summary(value: Any) -> bool:
                 isinstance(e, dict) and all(isinstance(k, str) and isinstance(w, str) for k, w in e.items())
                 for e in effects.values())
             and isinstance(calls, dict) and all(
-                isinstance(c, list) and all(isinstance(d, str) for d in c) for c in calls.values()))
+                isinstance(c, list) and all(isinstance(d, str) for d in c) for c in calls.values())
+            and isinstance(undone, dict) and all(
+                isinstance(u, list) and all(isinstance(k, str) for k in u) for u in undone.values()))
 
 
 def _values(record: Any) -> list[Any]:

@@ -299,7 +299,7 @@ def _check(args: argparse.Namespace) -> int:
         from tf_memlint import cache
 
         store = None if args.no_cache else cache.Cache(cache.directory(args.cache_dir, config.source))
-        # Summaries across the given files' modules (issue 8), for the rules that follow calls there.
+        # Summaries across the given files' modules, for the rules that follow calls there.
         reach = any(registry[code].reaches_across_modules for code in codes)
         tables = project.build(paths, store) if reach else {}
         if tables:

@@ -28,13 +28,13 @@ from typing import Any, ClassVar, Iterable, TypeVar
 
 import libcst as cst
 
-from tf_memlint.facts.arrays import ArrayFacts
+from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES, ArrayFacts
 from tf_memlint.facts.events import repetition
 from tf_memlint.facts.functions import FunctionFacts
-from tf_memlint.facts.keras import KERAS_BASE_CLASSES, KerasFacts
+from tf_memlint.facts.keras import KerasFacts
 from tf_memlint.facts.sessions import SessionFacts
 from tf_memlint.facts.splits import SplitFacts
-from tf_memlint.facts.tracing import DATASET_TRACING_METHODS, TRACING_CALLS, TracingFacts
+from tf_memlint.facts.tracing import TracingFacts
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT, STATIC, Binding, Frame, Resolution, Scope, collect  # noqa: F401
 from tf_memlint.syntax import Kind, dotted_name, int_literal, is_self_attribute, subclasses, target_names
@@ -42,8 +42,6 @@ from tf_memlint.walk import children
 
 _Facts = TypeVar("_Facts")
 
-# Canonical names whose calls may make a tf.data.Dataset (is_dataset's own test is narrower).
-DATASET_SOURCES = ("tensorflow.data", "tensorflow_datasets")
 # tf.data.Dataset methods that return another dataset (so chains keep their kind).
 DATASET_METHODS = frozenset({
     "map", "filter", "flat_map", "interleave", "batch", "padded_batch", "shuffle", "repeat",
@@ -51,20 +49,6 @@ DATASET_METHODS = frozenset({
     "with_options", "apply", "enumerate", "window", "scan", "ragged_batch", "bucket_by_sequence_length",
     "map_with_legacy_function", "prefetch_to_device", "ignore_errors", "take_while",
 })
-# NumPy functions that build an array (not reductions that return a scalar).
-NUMPY_ARRAY_FACTORIES = frozenset({
-    "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity",
-    "zeros_like", "ones_like", "full_like", "empty_like", "load", "fromfile", "frombuffer",
-    "loadtxt", "genfromtxt", "rand", "randn", "random", "normal", "uniform", "randint",
-    "standard_normal", "concatenate", "stack", "vstack", "hstack", "tile", "repeat", "reshape",
-    "meshgrid", "outer", "dot", "matmul",
-})
-# Gate triggers (see gate.py) of everything that can make a function traced: the tracing calls,
-# the Keras Model/Layer bases, tf.data datasets. A rule that fires only in traced code declares it.
-TRACED_SCOPE: frozenset[str] = frozenset(
-    TRACING_CALLS | KERAS_BASE_CLASSES
-    | {f"{source}&.{method}" for source in DATASET_SOURCES for method in DATASET_TRACING_METHODS}
-)
 # Results of tf.* calls in these namespaces are not tensors.
 _NOT_TENSOR_NAMESPACES = frozenset({
     "function", "data", "keras", "py_function", "numpy_function", "compat", "GradientTape", "Session",
@@ -110,6 +94,7 @@ class TFContext:
         # (FunctionFacts.line_of) are then generated for one top-level statement, not the module.
         self.source: bytes | str | None = None
         self.tree: Any = None
+        self.notebook = False  # the code cells of a notebook, whose kernel lives on (engine)
         self.keras = KerasFacts(self, names.classes, names.calls)
         self.tracing = TracingFacts(self, names.calls)
         self.sessions = SessionFacts(self, names.calls)
@@ -119,7 +104,6 @@ class TFContext:
         # What the engine knows of the file, for the evidence of a finding (evidence.py).
         self.path: str | None = None
         self.test_file = False  # the file is test code by its path (ignores.is_test_path)
-        self.notebook = False
 
     def facts_of(self, kind: type[_Facts]) -> _Facts:
         """The ``kind`` fact module of this linted module (``PipelineFacts``, ``ProcessFacts``),

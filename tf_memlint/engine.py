@@ -21,7 +21,6 @@ import ast
 import contextlib
 import dataclasses
 import gc
-import re
 import sys
 import threading
 import warnings
@@ -29,7 +28,6 @@ from collections import defaultdict
 from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from tf_memlint.context import TFContext
 from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-exported from here)
@@ -50,7 +48,7 @@ from tf_memlint.ignores import is_test_path
 from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, at_least, grade
 from tf_memlint.rule import Diagnostic, Rule, all_rules
-from tf_memlint.walk import Walked
+from tf_memlint.walk import Walked, positions_of
 
 
 class LintError(Exception):
@@ -382,65 +380,6 @@ def _release(context: TFContext, rules: list[Rule]) -> None:
     vars(context).clear()
     for rule in rules:
         vars(rule).clear()
-
-
-def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNode],
-                 tree: ast.AST | None, walked: Walked) -> dict[int, tuple[int, int]]:
-    """(line, column) of the start of each node of the module, by id (a node not in it is left
-    out). ``walked``: the module's recorded walk, which says which statement holds each node.
-
-    Positions cost a code-generation pass. Over the whole module that was most of the cost of a
-    file with one finding in a 10,000-line module, so positions are generated for the top-level
-    statements that hold the findings only, and placed by the line where the stdlib tree says
-    each statement starts. That placement is checked: the statement's generated code must be
-    the source text at that line; otherwise (or without a stdlib tree) the whole module is used.
-    """
-    found: dict[int, tuple[int, int]] = {}
-    wanted = {id(node) for node in nodes}
-    lines = _top_level_lines(module, tree) if tree is not None else None
-    if lines is not None:
-        text = source.decode(module.encoding) if isinstance(source, bytes) else source
-        starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-        for index in sorted(set(walked.holders(wanted, list(module.body)).values())):
-            statement = module.body[index]
-            first = lines[index] - 1 - len(statement.leading_lines)  # 0-based line of its code
-            if not 0 <= first < len(starts) or not text.startswith(module.code_for_node(statement), starts[first]):
-                found.clear()
-                break
-            part = module.with_changes(body=[statement], header=(), footer=())
-            for node, position in MetadataWrapper(part, unsafe_skip_copy=True).resolve(PositionProvider).items():
-                if id(node) in wanted:
-                    found[id(node)] = (position.start.line + first, position.start.column)
-        if len(found) == len(wanted):
-            return found
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return {id(node): (positions[node].start.line, positions[node].start.column) for node in nodes
-            if node in positions}
-
-
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def _top_level_lines(module: cst.Module, tree: ast.AST) -> list[int] | None:
-    """The line of the first token of each top-level LibCST statement, from the stdlib tree
-    (a LibCST statement line holds one stdlib statement per ``;``-separated part); None when the
-    two trees do not line up."""
-    body = getattr(tree, "body", None)
-    if not isinstance(tree, ast.Module) or body is None:
-        return None
-    lines: list[int] = []
-    index = 0
-    for statement in module.body:
-        if index >= len(body):
-            return None
-        first = body[index]
-        line = first.lineno
-        decorators = getattr(first, "decorator_list", None)
-        if decorators:
-            line = min(line, *(d.lineno for d in decorators))
-        lines.append(line)
-        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return lines if index == len(body) else None
 
 
 def _calls_project(settings: dict[str, Any] | None) -> bool:

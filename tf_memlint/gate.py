@@ -5,7 +5,7 @@ able to fire. The engine builds a LibCST tree only for modules where a trigger o
 rule occurs, so triggers must over-approximate the rule: a trigger missing loses findings
 silently; a superfluous one only costs a parse. Rules build their triggers from the same
 constants their fact modules test against (``facts.sessions.SESSION_CLASSES``,
-``facts.keras.MODEL_BUILD_TRIGGERS``, ``context.TRACED_SCOPE``...), so a spelling taught to a
+``facts.keras.MODEL_BUILD_TRIGGERS``, ``facts.tracing.TRACED_SCOPE``...), so a spelling taught to a
 fact module reaches the gate too; nothing here restates a rule's predicate. Trigger syntax:
 
     "tensorflow.function"  a canonical TF/Keras name (names.canonical): matches every spelling of
@@ -67,9 +67,8 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Iterable
 
-from tf_memlint.context import NUMPY_ARRAY_FACTORIES
-from tf_memlint.facts.functions import FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
-from tf_memlint.facts.functions import TF_FUNCTION as CREATES_TF_FUNCTION  # the effect, not the name
+from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
+from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
@@ -119,32 +118,35 @@ class ModuleFacts:
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
         """Import statements at any depth, the same alias table ``scopes.collect``
-        builds. Imports are statements, so only statement lists are walked (cheap)."""
+        builds: in source order, so that of two imports of one name (``try:``/``except
+        ImportError:``) the later wins, as there. Imports are statements, so only statement
+        lists are walked (cheap)."""
         aliases = self.aliases
-        stack = [body]
+        stack = [iter(body)]
         while stack:
-            for node in stack.pop():
-                kind = type(node)
-                if kind is ast.Import:
-                    for alias in node.names:
-                        if alias.asname:
-                            aliases[alias.asname] = alias.name
-                        else:
-                            top = alias.name.split(".")[0]
-                            aliases[top] = top
-                elif kind is ast.ImportFrom:
-                    if node.level or not node.module:
-                        continue
-                    for alias in node.names:
-                        if alias.name != "*":
-                            aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-                elif isinstance(node, _COMPOUND):
-                    for block in (getattr(node, "body", None), getattr(node, "orelse", None),
-                                  getattr(node, "finalbody", None)):
-                        if block:
-                            stack.append(block)
-                    for sub in getattr(node, "handlers", None) or getattr(node, "cases", None) or ():
-                        stack.append(sub.body)
+            node = next(stack[-1], None)
+            if node is None:
+                stack.pop()
+                continue
+            kind = type(node)
+            if kind is ast.Import:
+                for alias in node.names:
+                    if alias.asname:
+                        aliases[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        aliases[top] = top
+            elif kind is ast.ImportFrom:
+                if node.level or not node.module:
+                    continue
+                for alias in node.names:
+                    if alias.name != "*":
+                        aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, _COMPOUND):
+                parts = getattr(node, "handlers", None) or getattr(node, "cases", None) or ()
+                blocks = [getattr(node, "body", None), *(part.body for part in parts),
+                          getattr(node, "orelse", None), getattr(node, "finalbody", None)]
+                stack.extend(iter(block) for block in reversed(blocks) if block)
 
     def imports_tf(self) -> bool:
         """Whether a public TF/Keras module is imported (else the context resolves nothing)."""
@@ -249,7 +251,7 @@ MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
-EFFECTS = frozenset({MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, CREATES_TF_FUNCTION, RUNS_SESSION})
+EFFECTS = EFFECT_KINDS
 _KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.Global,),
           "Nonlocal": (ast.Nonlocal,)}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)

@@ -1,4 +1,4 @@
-"""Project-level facts for the command (issue 8 parts 2 and 4): summaries across the modules of
+"""Project-level facts for the command: summaries across the modules of
 the linted project, and TF1 graph mode from the project, not only the file.
 
 The flake8 plugin sees one file at a time; it gets in-file reach only. The command sees every
@@ -32,8 +32,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tf_memlint.facts.functions import MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION
-from tf_memlint.facts.keras import (CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
+from tf_memlint.facts.functions import (EFFECT_KINDS, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION,
+                                       UNDONE_BY, is_cache_decorator)
+from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
                                    tf2_keras)
 from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, SESSION_RUN_METHODS,
                                       op_creating_name)
@@ -132,6 +133,17 @@ def _guarded(function: ast.AST) -> set[int]:
     return found
 
 
+def _undone(module: _Module, function: ast.FunctionDef) -> frozenset[str]:
+    """The effects ``function`` never passes on: all of them under a cache decorator (its body
+    runs once per key), else those it undoes itself (``UNDONE_BY``: a direct call, here)."""
+    if any(is_cache_decorator(ast_dotted_name(d.func if isinstance(d, ast.Call) else d))
+           for d in function.decorator_list):
+        return EFFECT_KINDS
+    guarded = _guarded(function)
+    names = {module.canonical(n.func) for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded}
+    return frozenset(kind for kind, undoing in UNDONE_BY.items() if names & undoing)
+
+
 def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
             owner: str | None = None) -> dict[str, tuple[str, tuple]]:
     """What one call of ``function`` does itself (``owner``: its class, for a method)."""
@@ -139,10 +151,6 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
     guarded = _guarded(function)
     calls = [n for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded]
     names = [module.canonical(c.func) for c in calls]
-    if any(n in CLEAR_SESSION_CALLS for n in names) or any(
-            isinstance(d, ast.Name) and d.id in ("lru_cache", "cache") or
-            isinstance(d, ast.Call) and (ast_dotted_name(d.func) or "").endswith("lru_cache") for d in function.decorator_list):
-        return effects
     closes = any(type(n) is ast.Attribute and n.attr == "close" for n in _nodes(function))
     if "tensorflow.executing_eagerly" in names:
         graph_mode = False  # written for both modes: no graph in TF2
@@ -330,7 +338,8 @@ def text_facts(raw: bytes) -> dict[str, Any]:
 def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
     """What the project's tables need of one module, from its bytes alone (plain data, so a cache
     can keep it): its functions (name -> line), its import statements, and for a provider the
-    direct effects of each function and the names it calls that may be the project's."""
+    direct effects of each function, the effects it never passes on (``_undone``) and the names it
+    calls that may be the project's."""
     try:
         tree = ast.parse(raw)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -343,7 +352,7 @@ def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
         elif isinstance(node, ast.ImportFrom):
             imports.append(["from", node.module or "", node.level, [[a.name, a.asname] for a in node.names]])
     summary: dict[str, Any] = {"functions": {f: node.lineno for f, node in module.functions.items()},
-                               "imports": imports, "effects": {}, "calls": {}}
+                               "imports": imports, "effects": {}, "calls": {}, "undone": {}}
     if not provider:
         return summary
     try:
@@ -356,7 +365,11 @@ def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
         # bound by an import; kept in order, once each (a later duplicate finds the same).
         bound = {(asname or name).split(".")[0] for _, _, _, names in imports for name, asname in names}
         for fname, function in module.functions.items():
+            undone = _undone(module, function)
+            if undone:
+                summary["undone"][fname] = sorted(undone)
             found = _direct(module, function, graph_mode, fname.partition(".")[0] if fname != function.name else None)
+            found = {kind: what for kind, what in found.items() if kind not in undone}
             if found:
                 summary["effects"][fname] = {kind: what for kind, (what, _) in found.items()}
             calls: dict[str, None] = {}
@@ -394,6 +407,8 @@ class _Unit:
         self.calls: dict[str, list[str]] = summary["calls"]
         self.effects: dict[str, dict[str, tuple[str, tuple]]] = {
             fname: {kind: (what, ()) for kind, what in found.items()} for fname, found in summary["effects"].items()}
+        # function -> the effects it never passes on, its own or its callees' (``_undone``)
+        self.undone: dict[str, frozenset[str]] = {fname: frozenset(kinds) for fname, kinds in summary["undone"].items()}
         self.imports: dict[str, str] = {}  # local dotted name -> "module.func" or "module"
 
 
@@ -511,13 +526,14 @@ def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: s
         for module in providers:
             for fname in module.functions:
                 mine = module.effects.setdefault(fname, {})
+                undone = module.undone.get(fname, frozenset())
                 for dotted in module.calls.get(fname, ()):
                     found = lookup(module, dotted)
                     if not found:
                         continue
                     where, theirs = found
                     for kind, (what, chain) in theirs.items():
-                        if kind not in mine and kind != RETURNS_SESSION:
+                        if kind not in mine and kind != RETURNS_SESSION and kind not in undone:
                             mine[kind] = (what, ((dotted, where),) + chain)
                             changed = True
         if not changed:

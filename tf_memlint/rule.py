@@ -69,7 +69,7 @@ class Rule:
     # nodes)`` or a tuple of them, any of which may hold; it must over-approximate too (a loop in
     # a traced function for TFM101). None: wherever the triggers occur.
     structure: ClassVar[Any] = None
-    # The rule follows calls into other modules of the linted project (checks/reach.py asks the
+    # The rule follows calls into other modules of the linted project (its reach path asks the
     # function summaries): the command builds the project's tables (project.py) only when an
     # enabled rule says so, since building them means reading every file given.
     reaches_across_modules: ClassVar[bool] = False

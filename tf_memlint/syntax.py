@@ -15,6 +15,8 @@ import libcst as cst
 from tf_memlint.walk import walk
 
 _EMPTY_MODULE = cst.Module(body=[])
+# Methods that put their argument into the container they are called on (list, set, deque, dict).
+STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
 
 
 class Kind(enum.Enum):

@@ -9,16 +9,20 @@ the recursion limit either.
 A module is walked in full twice per file (the scope pre-pass, then the rules) and its subtrees
 again by ``TFContext.nodes_in``. ``Walked`` records the first full walk, so the later passes
 replay it instead of finding every node's children again (that search was most of a walk).
+``positions_of`` places nodes (line, column) with the help of that record, only for the
+top-level statements that hold them.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import re
 from array import array
 
 import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 _VISIT_CALL = re.compile(r"""visit_\w+\(\s*self\s*,\s*["'](\w+)["']""")
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -177,3 +181,62 @@ class Walked:
                     starts[id(node)] = index
         self._starts = starts
         return starts
+
+
+def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNode],
+                 tree: ast.AST | None, walked: Walked) -> dict[int, tuple[int, int]]:
+    """(line, column) of the start of each node of the module, by id (a node not in it is left
+    out). ``walked``: the module's recorded walk, which says which statement holds each node.
+
+    Positions cost a code-generation pass. Over the whole module that was most of the cost of a
+    file with one finding in a 10,000-line module, so positions are generated for the top-level
+    statements that hold the findings only, and placed by the line where the stdlib tree says
+    each statement starts. That placement is checked: the statement's generated code must be
+    the source text at that line; otherwise (or without a stdlib tree) the whole module is used.
+    """
+    found: dict[int, tuple[int, int]] = {}
+    wanted = {id(node) for node in nodes}
+    lines = _top_level_lines(module, tree) if tree is not None else None
+    if lines is not None:
+        text = source.decode(module.encoding) if isinstance(source, bytes) else source
+        starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        for index in sorted(set(walked.holders(wanted, list(module.body)).values())):
+            statement = module.body[index]
+            first = lines[index] - 1 - len(statement.leading_lines)  # 0-based line of its code
+            if not 0 <= first < len(starts) or not text.startswith(module.code_for_node(statement), starts[first]):
+                found.clear()
+                break
+            part = module.with_changes(body=[statement], header=(), footer=())
+            for node, position in MetadataWrapper(part, unsafe_skip_copy=True).resolve(PositionProvider).items():
+                if id(node) in wanted:
+                    found[id(node)] = (position.start.line + first, position.start.column)
+        if len(found) == len(wanted):
+            return found
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return {id(node): (positions[node].start.line, positions[node].start.column) for node in nodes
+            if node in positions}
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _top_level_lines(module: cst.Module, tree: ast.AST) -> list[int] | None:
+    """The line of the first token of each top-level LibCST statement, from the stdlib tree
+    (a LibCST statement line holds one stdlib statement per ``;``-separated part); None when the
+    two trees do not line up."""
+    body = getattr(tree, "body", None)
+    if not isinstance(tree, ast.Module) or body is None:
+        return None
+    lines: list[int] = []
+    index = 0
+    for statement in module.body:
+        if index >= len(body):
+            return None
+        first = body[index]
+        line = first.lineno
+        decorators = getattr(first, "decorator_list", None)
+        if decorators:
+            line = min(line, *(d.lineno for d in decorators))
+        lines.append(line)
+        index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
+    return lines if index == len(body) else None

@@ -11,8 +11,8 @@ commit under test) keeps only the judged findings the rules still produce, so a 
 older commit counts for the rules as they are now; a finding produced now but never judged is
 counted as ``unjudged`` (it must be judged before the figure is quoted). ``--spent SET:CODE``
 leaves out a set for a rule that was changed after, and because of, that set's judgments: its
-verdicts no longer measure the rule on unseen code. The default-rule total is the figure issue 9
-asks for; the registry says which rules are on by default.
+verdicts no longer measure the rule on unseen code. The default-rule total is the figure the
+precision target is about; the registry says which rules are on by default.
 """
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import TRACED_SCOPE
-from tf_memlint.facts.tracing import UNROLL_OPTION
+from tf_memlint.facts.tracing import TRACED_SCOPE, UNROLL_OPTION
 from tf_memlint.gate import TRACED, Inside
 from tf_memlint.syntax import code_of
 from tf_memlint.rule import Rule, register

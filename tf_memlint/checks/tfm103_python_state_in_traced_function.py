@@ -7,8 +7,7 @@ import re
 import libcst as cst
 
 from tf_memlint.evidence import ONCE, Repetition
-
-from tf_memlint.context import TRACED_SCOPE
+from tf_memlint.facts.tracing import TRACED_SCOPE
 from tf_memlint.gate import ITEM_WRITE, TRACED, Inside
 from tf_memlint.syntax import Kind, code_of
 from tf_memlint.rule import Rule, register

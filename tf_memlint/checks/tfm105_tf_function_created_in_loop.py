@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 import dataclasses
 
-from tf_memlint.context import TRACED_SCOPE
+import libcst as cst
+
 from tf_memlint.evidence import ONCE_HERE, evidence_at, repetition_of_loops
 from tf_memlint.facts.callers import CallerFacts
+from tf_memlint.facts.tracing import TRACED_SCOPE
 from tf_memlint.syntax import target_names
 from tf_memlint.rule import Rule, register
 from tf_memlint.walk import walk

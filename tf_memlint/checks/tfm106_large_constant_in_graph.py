@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import TRACED_SCOPE
 from tf_memlint.facts.arrays import NUMPY_FILE_READERS, NUMPY_SHAPED_FACTORIES
 from tf_memlint.facts.sessions import TF1_GRAPH_CALLS
+from tf_memlint.facts.tracing import TRACED_SCOPE
 from tf_memlint.gate import ANYWHERE, NUMPY_ARRAY, NUMPY_NAME, TRACED, Inside
 from tf_memlint.syntax import code_of
 from tf_memlint.rule import Rule, register

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import TRACED_SCOPE
-from tf_memlint.facts.tracing import MIN_DISTINCT_VALUES
+from tf_memlint.facts.tracing import MIN_DISTINCT_VALUES, TRACED_SCOPE
 from tf_memlint.gate import LOOP, TF_FUNCTION_CALL, Inside
 from tf_memlint.syntax import code_of
 from tf_memlint.rule import Rule, register

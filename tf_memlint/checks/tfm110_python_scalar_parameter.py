@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import TRACED_SCOPE
 from tf_memlint.evidence import UNKNOWN, Repetition
+from tf_memlint.facts.tracing import TRACED_SCOPE
 from tf_memlint.rule import Rule, register
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import code_of, has_input_signature, number_literal

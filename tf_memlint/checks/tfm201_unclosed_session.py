@@ -9,7 +9,7 @@ from tf_memlint.facts.repetition import first_time, where_repeated
 from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES
 from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, NOTEBOOK, REPEATED, Inside
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of, dotted_name, is_self_attribute
+from tf_memlint.syntax import STORING_METHODS, code_of, dotted_name, is_self_attribute
 
 
 @register
@@ -44,7 +44,7 @@ class UnclosedSession(Rule):
 
     code = "TFM201"
     once_confidence = "medium"
-    reaches_across_modules = True  # its reach path: _session_reach
+    reaches_across_modules = True  # its reach path: _through_call
 
     name = "unclosed-session"
     summary = "tf.Session()/InteractiveSession() made per iteration, superseded or kept by a long-lived owner, never closed"
@@ -98,9 +98,9 @@ class UnclosedSession(Rule):
         self._hold(node.value, "given")  # closing(tf.Session()), set_session(tf.Session()), Wrapper(...)
 
     def visit_Call(self, node: cst.Call) -> None:
-        _session_reach(self, node)  # a function that opens a kept session, called per iteration/request
+        self._through_call(node)  # a function that opens a kept session, called per iteration/request
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _STORING_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in STORING_METHODS:
             for arg in node.args:  # sessions.append(tf.Session()): stored, cannot be closed by name
                 if self.context.sessions.is_session_creation(arg.value):
                     self._holders[id(arg.value)] = ("stored",)
@@ -121,6 +121,42 @@ class UnclosedSession(Rule):
 
     visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
     leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_ListComp
+
+    # The reach path --------------------------------------------------------------------------
+    def _through_call(self, node: cst.Call) -> None:
+        """A call whose function opens a session that stays alive (an InteractiveSession, one
+        stored in a container), or a session factory whose result is stored, per iteration/request."""
+        context = self.context
+        functions = context.functions
+        if not functions.possible(SESSION):
+            return
+        place = where_repeated(context, node)
+        if place is None:
+            return
+        found = functions.reach(node, SESSION)
+        if found is None:
+            found = functions.reach(node, RETURNS_SESSION)
+            if found is None or not self._stored(node):
+                return
+        where, per = place
+        if not first_time(self._reach_places, where):
+            return
+        label, witness = found
+        self.report(node, f"{label}() opens a TF1 session {per} that is kept alive and never closed (calls "
+                          f"{functions.describe(witness)}); open one session once, or close each one")
+
+    def _stored(self, call: cst.Call) -> bool:
+        """``sessions.append(make_session())`` / ``cache[k] = make_session()`` in the current scope."""
+        context = self.context
+        frame = context.function
+        for node in context.nodes_in(frame.node if frame is not None else context.module):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                    and node.func.attr.value in STORING_METHODS and any(a.value is call for a in node.args):
+                return True
+            if isinstance(node, cst.Assign) and node.value is call \
+                    and any(isinstance(t.target, cst.Subscript) for t in node.targets):
+                return True
+        return False
 
     # The decision ---------------------------------------------------------------------------
     def _judge(self, node: cst.Call, how: tuple) -> None:
@@ -160,7 +196,7 @@ class UnclosedSession(Rule):
                 return  # module level, once: lives as long as the program that uses it
             # Unknown (no site in this file: library code) stays silent: on the development corpus
             # every such owner was made once per program (20 of 20, 4 repos); cross-module call
-            # sites (issue 8) answer through the hook in _repeated.
+            # sites answer through the hook in _repeated.
             if self._repeated(owner):
                 each = f"every {owner} object" if kind == "self" else f"every call of {owner}()"
                 return self._report(node, f"{spelling}() is kept ({_KEPT[kind]}) but never closed: {each} "
@@ -211,7 +247,7 @@ class UnclosedSession(Rule):
                 if any(same(a.value) for a in node.args):
                     if self._gives_away(node):
                         return "given"
-                    if type(func) is cst.Attribute and func.attr.value in _STORING_METHODS:
+                    if type(func) is cst.Attribute and func.attr.value in STORING_METHODS:
                         held = "stored"  # OPEN_SESSIONS.append(sess)
             elif kind is cst.WithItem:
                 if same(node.item):
@@ -250,8 +286,9 @@ class UnclosedSession(Rule):
         """Is ``owner`` (a class or function of this module) made or called more than once per
         program? True: a site in a loop or comprehension, or in a function that is; False: every
         site once (module level, class body, the ``__main__`` block, an entry point, the
-        ``__init__`` of such a class); None: no site in this file (library code) or too deep. Cross-module call sites are
-        issue 8's summaries: ``context.functions.called_repeatedly(owner)`` when it exists."""
+        ``__init__`` of such a class); None: no site in this file (library code) or too deep.
+        Cross-module call sites: ``context.functions.called_repeatedly(owner)``, when the
+        summaries offer it."""
         hook = getattr(self.context.functions, "called_repeatedly", None)
         if hook is not None:
             answer = hook(owner)
@@ -341,7 +378,6 @@ class UnclosedSession(Rule):
         return False
 
 
-_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
 
 
 _KEPT = {"stored": "in a container", "self": "on self", "captured": "by a closure that outlives the call"}
@@ -403,44 +439,3 @@ class _SiteCollector(cst.CSTVisitor):
                     value = value.args[0].value
                 if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
                     self.entries.add(value.func.value)
-
-
-# The reach path: a call of a function that opens a kept session, per iteration/request.
-def _session_reach(rule: UnclosedSession, node: cst.Call) -> None:
-    """A call whose function opens a session that stays alive (an InteractiveSession, one stored
-    in a container), or a session factory whose result is stored, per iteration/request."""
-    context = rule.context
-    functions = context.functions
-    if not functions.possible(SESSION):
-        return
-    place = where_repeated(context, node)
-    if place is None:
-        return
-    found = functions.reach(node, SESSION)
-    if found is None:
-        found = functions.reach(node, RETURNS_SESSION)
-        if found is None or not _stored(rule, node):
-            return
-    where, per = place
-    if not first_time(rule._reach_places, where):
-        return
-    label, witness = found
-    rule.report(node, f"{label}() opens a TF1 session {per} that is kept alive and never closed (calls "
-                      f"{functions.describe(witness)}); open one session once, or close each one")
-
-
-_REACH_STORING = frozenset({"append", "extend", "insert", "add", "appendleft"})
-
-
-def _stored(rule: UnclosedSession, call: cst.Call) -> bool:
-    """``sessions.append(make_session())`` / ``cache[k] = make_session()`` in the current scope."""
-    context = rule.context
-    frame = context.function
-    for node in context.nodes_in(frame.node if frame is not None else context.module):
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value in _REACH_STORING and any(a.value is call for a in node.args):
-            return True
-        if isinstance(node, cst.Assign) and node.value is call \
-                and any(isinstance(t.target, cst.Subscript) for t in node.targets):
-            return True
-    return False

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tf_memlint.evidence import COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, repetition_of_loops
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
-from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, where_repeated
+from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
 from tf_memlint.facts.sessions import (OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES, SESSION_RUN_TRIGGERS,
                                       TF1_GRAPH_CALLS, is_initializer)
-from tf_memlint.evidence import COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, repetition_of_loops
 from tf_memlint.facts.events import REQUEST
 from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, REPEATED, Inside, Together
 from tf_memlint.rule import Rule, register
@@ -40,15 +40,14 @@ class GraphGrowthInSessionLoop(Rule):
     """
 
     code = "TFM202"
-    reaches_across_modules = True  # its reach path: _ops_reach
+    reaches_across_modules = True  # its reach path: _through_call
 
     name = "graph-growth-in-session-loop"
     summary = "TensorFlow ops created inside a loop that calls sess.run: the graph grows every iteration"
     triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
     # one loop or request handler (or a function it calls) that both runs a session and adds ops:
     # a TF call, an optimizer's graph method, or, in the command, another module's function doing
-    # either. Every path of the rule reports a loop or handler that does both (_ops_reach,
-    # _ops_in_handler: _runs_session of that same loop or handler).
+    # either. Every path of the rule reports a loop or handler that does both (_runs_session).
     structure = Together(REPEATED, (SESSION_RUN_TRIGGERS | {RUNS_SESSION},
                                     {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS})) | (
         # a fetch that builds ops, in a function its callers may run again and again (_ops_in_fetch),
@@ -106,30 +105,185 @@ class GraphGrowthInSessionLoop(Rule):
         if context.in_traced_function:
             return
         if context.sessions.is_session_run(node):
-            _ops_in_fetch(self, node, bool(self._fresh_graph))
+            self._in_fetch(node)  # ops built by evaluating the fetches
         if not context.sessions.creates_graph_ops(node):
-            _ops_reach(self, node, bool(self._fresh_graph))  # a function that adds ops, called here
+            self._through_call(node)  # a function that adds ops, called here
             return
         loops = context.loops_running(node)
         if not loops:
-            _ops_in_handler(self, node, bool(self._fresh_graph))  # per request (facts/events.py)
-            return
-        if self._fresh_graph:
+            self._in_handler(node)  # per request (facts/events.py)
             return
         statement = self._statements[-1] if self._statements else node
         if id(statement) in self._reported:
             return
-        # The loop runs the session itself or through a function it calls (agent.learn() running
-        # self.sess.run), in this module or, in the command, another one.
-        running = [loop for loop in loops if _runs_session(self, loop, node)]
-        if not running or any(context.sessions.loop_resets_graph(loop) for loop in loops):
+        if not self._runs_session(loops, loops[-1], through_call=False) \
+                or self._exempt(loops, loops[-1], through_call=False):
             return
-        total = context.iterations(loops)
-        if total is not None and total < self.settings["session_loop_min_iterations"]:
-            return  # a bounded, small number of copies: not growth
         self._reported.add(id(statement))
         # One finding per loop (the innermost that runs the call), naming every statement.
         self._pending.setdefault(id(loops[-1]), []).append((node, code_of(node.func)))
+
+    def _exempt(self, loops: list, where: cst.CSTNode, through_call: bool) -> bool:
+        """The exemptions of every path: the ops go to a new graph each time (a ``with`` block
+        that installs one, a loop that resets the default graph, a handler that makes its own),
+        or the loops run a small, bounded number of times (a few copies are not growth)."""
+        context = self.context
+        if self._fresh_graph:
+            return True
+        if not loops:
+            return context.sessions.scope_starts_new_graph(where)
+        if any(context.sessions.loop_resets_graph(loop) for loop in loops):
+            return True
+        # Two measures of "small" (through a call and in a fetch, the loops open at the call):
+        # kept apart so that findings do not change with this layout.
+        limit = self.settings["session_loop_min_iterations"]
+        return open_loops_run_fewer_than(context, limit) if through_call else runs_fewer_than(context, loops, limit)
+
+    def _runs_session(self, loops: list, where: cst.CSTNode, through_call: bool) -> bool:
+        """The code that adds the ops also runs a TF1 session, itself or through a function it
+        calls (agent.learn() running self.sess.run), in this module or, in the command, another
+        one: in-file, any loop around the call; through a call or in a handler, the innermost
+        loop or the handler."""
+        return any(self._session_run_in(place) for place in ([where] if through_call else loops))
+
+    def _session_run_in(self, place: cst.CSTNode) -> bool:
+        context = self.context
+        if context.sessions.loop_runs_session(place):
+            return True
+        functions = context.functions
+        return any(functions.reach(call, RUNS_SESSION) is not None for call in context.calls_in(place))
+
+    def _through_call(self, node: cst.Call) -> None:
+        """A call whose function adds TF1 graph ops, run per iteration/request of code that runs a session."""
+        context = self.context
+        if self._fresh_graph or not context.functions.possible(OPS):
+            return
+        place = where_repeated(context, node, units=(REQUEST,))
+        if place is None:
+            return
+        found = context.functions.reach(node, OPS)
+        if found is None:
+            return
+        target = context.functions.resolve(node, context.function.node if context.function else None)
+        if target is not None and self._builds_ops_in_fetch(target[1]):
+            return  # reported in the callee, at the op in its fetch, as called from here (_in_fetch)
+        where, per = place
+        loops = context.loops_running(node)
+        if not self._runs_session(loops, where, through_call=True) or self._exempt(loops, where, through_call=True):
+            return
+        if not first_time(self._reach_places, where):
+            return
+        label, witness = found
+        self.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
+                          f"{context.functions.describe(witness)}); build the ops once and feed the values "
+                          f"that change", repetition=_training_loop(context, loops))
+
+    def _in_handler(self, node: cst.Call) -> None:
+        """TF1 ops created directly in a request handler that runs a session."""
+        context = self.context
+        if self._fresh_graph or context.open_loops:
+            return
+        place = where_repeated(context, node, units=(REQUEST,))
+        if place is None:
+            return
+        where, per = place
+        if not self._runs_session([], where, through_call=True) or self._exempt([], where, through_call=True):
+            return
+        if not first_time(self._reach_places, where):
+            return
+        self.report(node, f"{code_of(node.func)}() adds ops to the TF1 graph {per}: the graph grows with every "
+                          f"request; build the ops once at start-up and feed the values that change")
+
+    # Ops built in the fetches of a session run: ``sess.run(tf.argmax(y, 1))``, ``sess.run(-product)``.
+    # Evaluating the fetch builds the op before the run, so every run adds to the graph: per
+    # iteration in a loop, per call in a function (reported where the function is called repeatedly).
+    def _builds_ops_in_fetch(self, definition: cst.CSTNode) -> bool:
+        """``definition`` runs a fetch that builds ops (outside its own loops, which are its own finding)."""
+        key = id(definition)
+        if key not in self._defs_with_fetch_ops:
+            context = self.context
+            looped = {id(n) for loop in context.nodes_in(definition)
+                      if isinstance(loop, (cst.For, cst.While)) for n in context.nodes_in(loop)}
+            self._defs_with_fetch_ops[key] = any(
+                isinstance(call.func, cst.Attribute) and call.func.attr.value in ("run", "eval", "partial_run")
+                and id(call) not in looped
+                and any(not is_initializer(context.call_name(op))
+                        for op, _what in context.sessions.ops_in_fetch(call, follow_calls=False))
+                for call in context.calls_in(definition))
+        return self._defs_with_fetch_ops[key]
+
+    def _in_fetch(self, run: cst.Call) -> None:
+        """Ops built in the fetches of a session run, per iteration of a loop that runs the session,
+        per request or callback event, or per call of a function called repeatedly."""
+        context = self.context
+        if self._fresh_graph:
+            return
+        ops = context.sessions.ops_in_fetch(run)
+        loops = context.loops_running(run)
+        if loops:
+            # Op calls and calls of functions that add ops are the loop path's; operators are not calls.
+            ops = [(op, what) for op, what in ops if not isinstance(op, cst.Call)]
+            if not ops or self._exempt(loops, loops[-1], through_call=True):
+                return
+            statement = self._statements[-1] if self._statements else run
+            if id(statement) not in self._reported and context.sessions.loop_runs_session(loops[-1]):
+                self._reported.add(id(statement))
+                self._pending.setdefault(id(loops[-1]), []).append(ops[0])
+            return
+        ops = [(op, what) for op, what in ops if not is_initializer(context.call_name(op))]
+        frame = context.function
+        if not ops or frame is None or self._exempt([], frame.node, through_call=True):
+            return
+        op, what = ops[0]
+        name = frame.node.name.value
+        if context.repeated_scope is not None:  # a request handler or a callback hook
+            if first_time(self._reach_places, frame.node):
+                self.report(op, f"{what} in a sess.run fetch builds a new op on every call of {name}(); build "
+                                f"it once at start-up and fetch its result")
+            return
+        if not first_time(self._fetching_defs, frame.node):
+            return
+        repetition = self._called_repeatedly(frame.node, 0, set())
+        if repetition is None and name.lstrip("_") in PER_CALL_NAMES:
+            repetition = Repetition(UNKNOWN, basis=f"{name}() is made to be called repeatedly; its callers "
+                                                   f"are elsewhere", known=False)
+        self.report(op, f"{what} in a sess.run fetch builds a new op every time {name}() runs: the graph "
+                        f"grows with each call; build it once (e.g. in __init__) and fetch its result",
+                    repetition=repetition)
+
+    def _called_repeatedly(self, definition: cst.FunctionDef, depth: int, seen: set[int]) -> Repetition | None:
+        """How often this module calls ``definition``: from a loop (the strongest such call), as a
+        step callback, or through a function that is. None when no call of this module repeats."""
+        context = self.context
+        if depth >= _NESTING or id(definition) in seen:
+            return None
+        seen.add(id(definition))
+        best: Repetition | None = None
+        for site, loops, caller in context.functions.call_sites(definition):
+            line = context.functions.line_of(site)
+            place = f"{caller.name.value}()" if caller is not None else "module level"
+            if isinstance(site, cst.Arg):
+                keyword = site.keyword.value  # type: ignore[union-attr]
+                found = Repetition(PER_CALLBACK, basis=f"passed as {keyword}= at line {line}",
+                                   known=any(word in keyword for word in ("step", "iter", "batch")))
+            elif loops:
+                if any(context.sessions.loop_resets_graph(loop) for loop in loops):
+                    continue
+                each = repetition_of_loops(context, loops)
+                if each.count is not None and each.count < self.settings["session_loop_min_iterations"]:
+                    continue
+                found = Repetition(each.kind, each.count, f"called in {each.basis or 'a loop'}, {place} line {line}",
+                                   each.known)
+            elif caller is not None:
+                above = self._called_repeatedly(caller, depth + 1, seen)
+                if above is None:
+                    continue
+                found = Repetition(above.kind, above.count, f"{above.basis} -> {place} line {line}", above.known)
+            else:
+                continue
+            if best is None or _strength(found) > _strength(best):
+                best = found
+        return best
 
     def leave_For(self, original_node: cst.For) -> None:
         self._statements.pop()
@@ -162,69 +316,8 @@ class GraphGrowthInSessionLoop(Rule):
                           f"the values that change", repetition=repetition)
 
 
-# The reach path: a call of a function that adds ops, and ops created in a request handler.
-def _runs_session(rule: GraphGrowthInSessionLoop, where: cst.CSTNode, node: cst.Call) -> bool:
-    """``where`` (a loop or a handler) runs a TF1 session, itself or through the calls it makes,
-    or the called function does."""
-    context = rule.context
-    if context.sessions.loop_runs_session(where):
-        return True
-    functions = context.functions
-    return any(functions.reach(call, RUNS_SESSION) is not None for call in context.calls_in(where))
-
-
-def _ops_reach(rule: GraphGrowthInSessionLoop, node: cst.Call, fresh_graph: bool) -> None:
-    """A call whose function adds TF1 graph ops, run per iteration/request of code that runs a session."""
-    context = rule.context
-    if fresh_graph or not context.functions.possible(OPS):
-        return
-    place = where_repeated(context, node, units=(REQUEST,))
-    if place is None:
-        return
-    found = context.functions.reach(node, OPS)
-    if found is None:
-        return
-    target = context.functions.resolve(node, context.function.node if context.function else None)
-    if target is not None and _builds_ops_in_fetch(rule, target[1]):
-        return  # reported in the callee, at the op in its fetch, as called from here (_ops_in_fetch)
-    where, per = place
-    loops = context.loops_running(node)
-    if not _runs_session(rule, where, node):
-        return
-    if loops:
-        if any(context.sessions.loop_resets_graph(loop) for loop in loops) \
-                or open_loops_run_fewer_than(context, rule.settings["session_loop_min_iterations"]):
-            return
-    elif context.sessions.scope_starts_new_graph(where):
-        return
-    if not first_time(rule._reach_places, where):
-        return
-    label, witness = found
-    rule.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
-                      f"{context.functions.describe(witness)}); build the ops once and feed the values "
-                      f"that change", repetition=_training_loop(context, loops))
-
-
-def _ops_in_handler(rule: GraphGrowthInSessionLoop, node: cst.Call, fresh_graph: bool) -> None:
-    """TF1 ops created directly in a request handler that runs a session."""
-    context = rule.context
-    if fresh_graph or context.open_loops:
-        return
-    place = where_repeated(context, node, units=(REQUEST,))
-    if place is None:
-        return
-    where, per = place
-    if not _runs_session(rule, where, node) or context.sessions.scope_starts_new_graph(where):
-        return
-    if not first_time(rule._reach_places, where):
-        return
-    rule.report(node, f"{code_of(node.func)}() adds ops to the TF1 graph {per}: the graph grows with every "
-                      f"request; build the ops once at start-up and feed the values that change")
-
-
-# Ops built in the fetches of a session run: ``sess.run(tf.argmax(y, 1))``, ``sess.run(-product)``.
-# Evaluating the fetch builds the op before the run, so every run adds to the graph: per
-# iteration in a loop, per call in a function (reported where the function is called repeatedly).
+# Names of functions made to be called again and again (a fetch that builds ops in one of them grows
+# the graph even where its callers are out of sight).
 PER_CALL_NAMES = frozenset({"step", "train_step", "run_step", "predict", "act", "learn", "update",
                             "choose_action", "get_action", "evaluate", "infer", "inference", "train_batch",
                             "partial_fit", "encode", "decode", "generate", "sample", "test_step", "eval_step"})
@@ -245,98 +338,7 @@ def _training_loop(context, loops: list) -> Repetition | None:
     return None
 
 
-def _builds_ops_in_fetch(rule: GraphGrowthInSessionLoop, definition: cst.CSTNode) -> bool:
-    """``definition`` runs a fetch that builds ops (outside its own loops, which are its own finding)."""
-    key = id(definition)
-    if key not in rule._defs_with_fetch_ops:
-        context = rule.context
-        looped = {id(n) for loop in context.nodes_in(definition)
-                  if isinstance(loop, (cst.For, cst.While)) for n in context.nodes_in(loop)}
-        rule._defs_with_fetch_ops[key] = any(
-            isinstance(call.func, cst.Attribute) and call.func.attr.value in ("run", "eval", "partial_run")
-            and id(call) not in looped
-            and any(not is_initializer(context.call_name(op))
-                    for op, _what in context.sessions.ops_in_fetch(call, follow_calls=False))
-            for call in context.calls_in(definition))
-    return rule._defs_with_fetch_ops[key]
-
-
-def _ops_in_fetch(rule: GraphGrowthInSessionLoop, run: cst.Call, fresh_graph: bool) -> None:
-    context = rule.context
-    if fresh_graph:
-        return
-    ops = context.sessions.ops_in_fetch(run)
-    loops = context.loops_running(run)
-    if loops:
-        # Op calls and calls of functions that add ops are the loop path's; operators are not calls.
-        ops = [(op, what) for op, what in ops if not isinstance(op, cst.Call)]
-        if not ops or any(context.sessions.loop_resets_graph(loop) for loop in loops) \
-                or open_loops_run_fewer_than(context, rule.settings["session_loop_min_iterations"]):
-            return
-        statement = rule._statements[-1] if rule._statements else run
-        if id(statement) not in rule._reported and context.sessions.loop_runs_session(loops[-1]):
-            rule._reported.add(id(statement))
-            rule._pending.setdefault(id(loops[-1]), []).append(ops[0])
-        return
-    ops = [(op, what) for op, what in ops if not is_initializer(context.call_name(op))]
-    frame = context.function
-    if not ops or frame is None or context.sessions.scope_starts_new_graph(frame.node):
-        return
-    op, what = ops[0]
-    name = frame.node.name.value
-    if context.repeated_scope is not None:  # a request handler or a callback hook
-        if first_time(rule._reach_places, frame.node):
-            rule.report(op, f"{what} in a sess.run fetch builds a new op on every call of {name}(); build "
-                            f"it once at start-up and fetch its result")
-        return
-    if not first_time(rule._fetching_defs, frame.node):
-        return
-    repetition = _called_repeatedly(rule, frame.node, 0, set())
-    if repetition is None and name.lstrip("_") in PER_CALL_NAMES:
-        repetition = Repetition(UNKNOWN, basis=f"{name}() is made to be called repeatedly; its callers "
-                                               f"are elsewhere", known=False)
-    rule.report(op, f"{what} in a sess.run fetch builds a new op every time {name}() runs: the graph "
-                    f"grows with each call; build it once (e.g. in __init__) and fetch its result",
-                repetition=repetition)
-
-
 def _strength(repetition: Repetition) -> int:
     if repetition.kind in GROWS:
         return 3 if repetition.known else 1
     return {COUNT: 2, UNKNOWN: 0}.get(repetition.kind, -1)
-
-
-def _called_repeatedly(rule: GraphGrowthInSessionLoop, definition: cst.FunctionDef, depth: int,
-                       seen: set[int]) -> Repetition | None:
-    """How often this module calls ``definition``: from a loop (the strongest such call), as a
-    step callback, or through a function that is. None when no call of this module repeats."""
-    context = rule.context
-    if depth >= _NESTING or id(definition) in seen:
-        return None
-    seen.add(id(definition))
-    best: Repetition | None = None
-    for site, loops, caller in context.functions.call_sites(definition):
-        line = context.functions.line_of(site)
-        place = f"{caller.name.value}()" if caller is not None else "module level"
-        if isinstance(site, cst.Arg):
-            keyword = site.keyword.value  # type: ignore[union-attr]
-            found = Repetition(PER_CALLBACK, basis=f"passed as {keyword}= at line {line}",
-                               known=any(word in keyword for word in ("step", "iter", "batch")))
-        elif loops:
-            if any(context.sessions.loop_resets_graph(loop) for loop in loops):
-                continue
-            each = repetition_of_loops(context, loops)
-            if each.count is not None and each.count < rule.settings["session_loop_min_iterations"]:
-                continue
-            found = Repetition(each.kind, each.count, f"called in {each.basis or 'a loop'}, {place} line {line}",
-                               each.known)
-        elif caller is not None:
-            above = _called_repeatedly(rule, caller, depth + 1, seen)
-            if above is None:
-                continue
-            found = Repetition(above.kind, above.count, f"{above.basis} -> {place} line {line}", above.known)
-        else:
-            continue
-        if best is None or _strength(found) > _strength(best):
-            best = found
-    return best

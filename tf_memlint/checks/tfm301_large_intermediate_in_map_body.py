@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.context import TRACED_SCOPE
+from tf_memlint.facts.tracing import TRACED_SCOPE
 from tf_memlint.gate import MAPPED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of

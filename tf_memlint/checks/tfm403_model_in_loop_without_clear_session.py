@@ -41,12 +41,12 @@ class ModelInLoopWithoutClearSession(Rule):
     """
 
     code = "TFM403"
-    reaches_across_modules = True  # its reach path: _model_reach
+    reaches_across_modules = True  # its reach path: _through_call
 
     name = "model-in-loop-without-clear-session"
     summary = "Keras model built or loaded in a loop with no keras.backend.clear_session()"
     triggers = MODEL_BUILD_TRIGGERS
-    # a build in a loop or a request/batch handler, or in a function one calls (_model_reach),
+    # a build in a loop or a request/batch handler, or in a function one calls (_through_call),
     # or, in the command, a call there of another module's function that builds one
     structure = Inside(REPEATED, MODEL_BUILD_TRIGGERS | {MODEL})
     options = {
@@ -61,62 +61,79 @@ class ModelInLoopWithoutClearSession(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
         if context.in_traced_function or not context.keras.is_model_build(node):
-            _model_reach(self, node)  # a function that builds one, called per iteration/request
+            self._through_call(node)  # a function that builds one, called per iteration/request
             return
         loops = context.loops_running(node)
         if not loops:
-            _model_in_handler(self, node)  # per request / per batch (facts/events.py)
+            self._in_handler(node)  # per request / per batch (facts/events.py)
             return
-        if any(context.keras.loop_clears_session(loop) for loop in loops):
+        if self._exempt(node, loops, loops[-1], through_call=False):
             return
-        if runs_fewer_than_counting_splitters(context, loops, self.settings["model_loop_min_iterations"]):
-            return
-        owner = context.enclosing_class
-        if owner is not None and owner.name.value in context.keras.layer_classes:
-            return  # sub-models composed in a Keras model's __init__
-        if context.keras.is_kept(node, loops[-1]):
-            return  # an ensemble: every model is meant to stay alive
         self.report(node, f"{code_of(node.func)}() builds a Keras model on every iteration without "
                           f"keras.backend.clear_session(): each model's state stays alive; call "
                           f"clear_session() at the top of the loop (it does not stop the compile+fit leak)")
 
+    def _exempt(self, node: cst.Call, loops: list, where: cst.CSTNode, through_call: bool) -> bool:
+        """The exemptions of every path: the Keras state is cleared on each repetition, the loops
+        are short, each model is kept on purpose, or the model is a part of a Keras class."""
+        context = self.context
+        limit = self.settings["model_loop_min_iterations"]
+        if loops:
+            if any(context.keras.loop_clears_session(loop) for loop in loops):
+                return True
+            # Two measures of "short" (splitters counted in-file only; through a call, the loops
+            # open at the call): kept apart so that findings do not change with this layout.
+            if open_loops_run_fewer_than(context, limit) if through_call \
+                    else runs_fewer_than_counting_splitters(context, loops, limit):
+                return True
+            # An ensemble: every model is meant to stay alive. Through a call, only when the
+            # function returns a model (what else it returns may be kept without one).
+            if context.keras.is_kept(node, loops[-1]) and not (through_call and _returns_no_model(context, node)):
+                return True
+        elif any(context.keras.clears_session(c) for c in context.calls_in(where)):
+            return True  # the handler clears the Keras state itself
+        owner = context.enclosing_class
+        return owner is not None and owner.name.value in context.keras.layer_classes  # sub-models
 
-# The reach path: a call of a function that builds or loads a model, and a model built in a
-# request handler or a callback hook.
-def _model_reach(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:
-    """A call whose function builds or loads a Keras model, run per iteration/request."""
-    context = rule.context
-    if not context.functions.possible(MODEL) or context.keras.is_model_build(node):
-        return  # the rule's own test covers factories that return a model
-    place = where_repeated(context, node)
-    if place is None:
-        return
-    found = context.functions.reach(node, MODEL)
-    if found is None:
-        return
-    where, per = place
-    loops = context.loops_running(node)
-    if loops and (any(context.keras.loop_clears_session(loop) for loop in loops)
-                  or open_loops_run_fewer_than(context, rule.settings["model_loop_min_iterations"])
-                  or (context.keras.is_kept(node, loops[-1]) and not _returns_no_model(context, node))):
-        return
-    if not loops and any(context.keras.clears_session(c) for c in context.calls_in(where)):
-        return
-    owner = context.enclosing_class
-    if owner is not None and owner.name.value in context.keras.layer_classes:
-        return
-    if not first_time(rule._reach_places, where):
-        return
-    label, witness = found
-    if _loaded_in_this_module(witness):
-        return  # TFM408 reports the load itself, where the fix goes: load once and reuse
-    chain = context.functions.describe(witness)
-    if loops:
-        advice = "build it once before the loop, or call clear_session() at the top of the loop"
-    else:
-        advice = "build or load it once (at import or start-up) and reuse it"
-    rule.report(node, f"{label}() builds or loads a Keras model {per} (calls {chain}); each model's "
-                      f"state stays alive; {advice}")
+    def _through_call(self, node: cst.Call) -> None:
+        """A call whose function builds or loads a Keras model, run per iteration/request."""
+        context = self.context
+        if not context.functions.possible(MODEL) or context.keras.is_model_build(node):
+            return  # the rule's own test covers factories that return a model
+        place = where_repeated(context, node)
+        if place is None:
+            return
+        found = context.functions.reach(node, MODEL)
+        if found is None:
+            return
+        where, per = place
+        loops = context.loops_running(node)
+        if self._exempt(node, loops, where, through_call=True) or not first_time(self._reach_places, where):
+            return
+        label, witness = found
+        if _loaded_in_this_module(witness):
+            return  # TFM408 reports the load itself, where the fix goes: load once and reuse
+        chain = context.functions.describe(witness)
+        if loops:
+            advice = "build it once before the loop, or call clear_session() at the top of the loop"
+        else:
+            advice = "build or load it once (at import or start-up) and reuse it"
+        self.report(node, f"{label}() builds or loads a Keras model {per} (calls {chain}); each model's "
+                          f"state stays alive; {advice}")
+
+    def _in_handler(self, node: cst.Call) -> None:
+        """A model built or loaded directly in a request handler or a callback hook."""
+        context = self.context
+        if context.open_loops:
+            return
+        place = where_repeated(context, node)
+        if place is None:
+            return
+        where, per = place
+        if self._exempt(node, [], where, through_call=False) or not first_time(self._reach_places, where):
+            return
+        self.report(node, f"{code_of(node.func)}() builds or loads a Keras model {per}: each model's state "
+                          f"stays alive; build or load it once (at import or start-up) and reuse it")
 
 
 def _returns_no_model(context, call: cst.Call) -> bool:
@@ -143,23 +160,3 @@ def _loaded_in_this_module(witness) -> bool:
     chain is a def of this module): TFM408 reports it at the load."""
     return witness.what.rsplit(".", 1)[-1] == "load_model()" and bool(witness.chain) \
         and all(isinstance(where, cst.CSTNode) for _, where in witness.chain)
-
-
-def _model_in_handler(rule: ModelInLoopWithoutClearSession, node: cst.Call) -> None:
-    """A model built or loaded directly in a request handler or a callback hook."""
-    context = rule.context
-    if context.open_loops:
-        return
-    place = where_repeated(context, node)
-    if place is None:
-        return
-    where, per = place
-    if any(context.keras.clears_session(c) for c in context.calls_in(where)):
-        return
-    owner = context.enclosing_class
-    if owner is not None and owner.name.value in context.keras.layer_classes:
-        return
-    if not first_time(rule._reach_places, where):
-        return
-    rule.report(node, f"{code_of(node.func)}() builds or loads a Keras model {per}: each model's state "
-                      f"stays alive; build or load it once (at import or start-up) and reuse it")

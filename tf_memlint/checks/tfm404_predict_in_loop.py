@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 import dataclasses
+
+import libcst as cst
 
 from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.evidence import ONCE_HERE, evidence_at
@@ -44,12 +44,12 @@ class PredictInLoop(Rule):
     """
 
     code = "TFM404"
-    reaches_across_modules = True  # its reach path: _predict_reach
+    reaches_across_modules = True  # its reach path: _through_call
 
     name = "predict-in-loop"
     summary = "Keras model.predict() called per iteration of a loop: slow; call the model directly"
     triggers = frozenset(".predict&" + build for build in MODEL_BUILD_TRIGGERS)  # on a known Keras model
-    # in a loop or a request/batch handler, or in a function one calls (_predict_reach); in the
+    # in a loop or a request/batch handler, or in a function one calls (_through_call); in the
     # command, a call there of another module's function that predicts
     # a Keras model's own method predicting on itself, run per call from outside (_own_predict)
     structure = Inside(REPEATED, {".predict", PREDICT}) | Inside(MODEL_METHOD, {".predict"})
@@ -81,40 +81,124 @@ class PredictInLoop(Rule):
         self._callers.observe(node)
         if not self.context.keras.predict_builds_per_call:
             if self.context.keras.era_is_elsewhere:
-                _predict_reach(self, node)  # another module's helper predicts: its era counts
+                self._through_call(node)  # another module's helper predicts: its era counts
             return  # Keras in TF1 graph mode reuses one predict function: no per-call set-up
         func = node.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args):
-            _predict_reach(self, node)  # a function that predicts, called per iteration/request
+            self._through_call(node)  # a function that predicts, called per iteration/request
             return
         context = self.context
         if isinstance(func.value, cst.Name) and func.value.value == "self":
-            _own_predict(self, node)  # a Keras model's method predicting on itself
+            self._own_predict(node)  # a Keras model's method predicting on itself
         if context.in_traced_function or not context.keras.is_model(func.value) \
                 or context.keras.overrides(func.value, "predict"):
-            _predict_reach(self, node)  # self.model.predict() of a class of this module
-            _predict_in_handler(self, node)  # a global model (`global model`) in a handler
+            self._through_call(node)  # self.model.predict() of a class of this module
+            self._in_handler(node)  # a global model (`global model`) in a handler
             return  # not Keras's predict: the model's own class defines a predict method
         loops = context.loops_running(node)
         if not loops:
-            _predict_in_handler(self, node)  # per request / per batch (facts/events.py)
+            self._in_handler(node)  # per request / per batch (facts/events.py)
             return
-        if runs_fewer_than_counting_splitters(context, loops, self.settings["predict_loop_min_iterations"]) \
-                or user_paced(context, loops) or runs_every_nth(loops[-1], node, self.settings["predict_loop_min_iterations"]):
-            return  # a few iterations, a person's uploads, every n-th step: the set-up is not felt
-        model_value = context.value_of(func.value, AT_POINT)
-        if any(model_value is n for n in context.nodes_in(loops[-1])):
-            return  # a new model each iteration (k-fold, bootstrap): one predict per model
-        used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
-                if isinstance(n, cst.Name)}
-        if not any(used & context.keras.names_changing_in(loop) for loop in loops) \
-                and any(context.keras.loop_fits_model(loop) for loop in loops):
-            return  # the same data once per epoch of a fit loop: monitoring, not per-item scoring
+        if self._exempt_loops(node, loops, through_call=False) or self._new_model_in(func.value, loops[-1]):
+            return
         if _predicts_whole_batch(context, node, loops[-1]):
             return  # one call per batch of a batching iterator: the forward pass dominates
         model = code_of(func.value)
         self.report(node, f"{model}.predict() in a loop pays its set-up cost on every call; call "
                           f"{model}(x, training=False) in the loop, or predict once on the whole batch")
+
+    def _exempt_loops(self, node: cst.Call, loops: list, through_call: bool) -> bool:
+        """The exemptions of a predict run by ``loops``, on every path: few iterations, a person's
+        uploads, every n-th step (the set-up is not felt), or the same data once per epoch of a
+        loop that fits the model (monitoring, not per-item scoring)."""
+        context = self.context
+        limit = self.settings["predict_loop_min_iterations"]
+        # Through a call, a loop known to be short (`for _ in range(10)` in a replay step) is a
+        # constant number of batched predicts per call: only long or open-ended loops count.
+        # (The loops open at the call there, without splitter counts: kept as they were.)
+        short = open_loops_run_fewer_than(context, limit * 10) if through_call \
+            else runs_fewer_than_counting_splitters(context, loops, limit)
+        if short or user_paced(context, loops) or runs_every_nth(loops[-1], node, limit):
+            return True
+        used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
+                if isinstance(n, cst.Name)}
+        return not any(used & context.keras.names_changing_in(loop) for loop in loops) \
+            and any(context.keras.loop_fits_model(loop) for loop in loops)
+
+    def _new_model_in(self, model: cst.BaseExpression, where: cst.CSTNode) -> bool:
+        """The model is built in ``where`` (a loop: k-fold, bootstrap; a handler: TFM403's
+        finding): one predict per model."""
+        value = self.context.value_of(model, AT_POINT)
+        return value is not None and any(value is n for n in self.context.nodes_in(where))
+
+    def _def(self) -> cst.CSTNode | None:
+        frame = self.context.function
+        return frame.node if frame is not None else None
+
+    def _through_call(self, node: cst.Call) -> None:
+        """A call whose function calls ``predict`` on a Keras model, per iteration/request/batch."""
+        context = self.context
+        if not context.functions.possible(PREDICT):
+            return
+        place = where_repeated(context, node, units=(REQUEST, BATCH))
+        if place is None:
+            return
+        found = context.functions.reach(node, PREDICT)
+        func = node.func
+        if found is None and isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args \
+                and isinstance(func.value, cst.Attribute) and context.functions.resolve(node, self._def()) is None \
+                and context.functions.is_model_static(func.value, self._def()):
+            found = (code_of(func), Witness(code_of(func) + "()"))  # self.actor.model.predict(): another object's model
+        if found is None:
+            return
+        where, per = place
+        loops = context.loops_running(node)
+        if loops and self._exempt_loops(node, loops, through_call=True):
+            return
+        if not first_time(self._reach_places, where):
+            return
+        label, witness = found
+        if not witness.chain:
+            self.report(node, f"{label}() on a Keras model held by another object, {per}, pays predict's "
+                              f"set-up cost on every call; call the model directly, model(x, training=False)")
+            return
+        self.report(node, f"{label}() calls Keras predict() {per} (calls {context.functions.describe(witness)}); "
+                          f"predict pays its set-up cost on every call: call the model directly, "
+                          f"model(x, training=False), or predict once on the whole batch")
+
+    def _in_handler(self, node: cst.Call) -> None:
+        """``model.predict(x)`` written in a request handler or a per-batch callback hook."""
+        context = self.context
+        if context.open_loops:
+            return
+        place = where_repeated(context, node, units=(REQUEST, BATCH))
+        if place is None:
+            return
+        where, per = place
+        model = node.func.value  # type: ignore[attr-defined]
+        if not (context.keras.is_model(model) or context.functions.is_model_static(model, where)) \
+                or context.keras.overrides(model, "predict"):
+            return
+        if self._new_model_in(model, where) or not first_time(self._reach_places, where):
+            return
+        name = code_of(model)
+        self.report(node, f"{name}.predict() {per} pays its set-up cost on every call; call "
+                          f"{name}(x, training=False) instead")
+
+    def _own_predict(self, node: cst.Call) -> None:
+        """``self.predict(x)`` in a method of a class of this module that is a Keras model and does
+        not define ``predict`` itself (a2c's ``action_value``: ``logits, value = self.predict(obs)``)."""
+        context = self.context
+        frame = context.function
+        owner = context.enclosing_class
+        if frame is None or owner is None or context.in_traced_function or context.open_loops \
+                or not isinstance(frame.node, cst.FunctionDef) or owner.name.value not in context.keras.model_classes:
+            return
+        if any(isinstance(s, cst.FunctionDef) and s.name.value == "predict" for s in owner.body.body):
+            return  # the class's own predict, not Keras's
+        if context.scopes[frame.node].parent is None or context.scopes[frame.node].parent.node is not owner:
+            return  # a def nested in a method
+        self._own_predicts.append((node, frame.node, evidence_at(context, node, ONCE_HERE)))
 
 
 # What yields whole batches when iterated: tf.data batching, Keras dataset utilities (batched by
@@ -216,92 +300,3 @@ def _parameter_is_batching(context, name: str, depth: int) -> bool:
                 passed.append(arg)
     return bool(passed) and all(_is_batching(context, context.value_of(a, STATIC) if isinstance(a, cst.Name)
                                              else a, depth + 1) for a in passed)
-
-
-def _own_predict(rule: PredictInLoop, node: cst.Call) -> None:
-    """``self.predict(x)`` in a method of a class of this module that is a Keras model and does
-    not define ``predict`` itself (a2c's ``action_value``: ``logits, value = self.predict(obs)``)."""
-    context = rule.context
-    frame = context.function
-    owner = context.enclosing_class
-    if frame is None or owner is None or context.in_traced_function or context.open_loops \
-            or not isinstance(frame.node, cst.FunctionDef) or owner.name.value not in context.keras.model_classes:
-        return
-    if any(isinstance(s, cst.FunctionDef) and s.name.value == "predict" for s in owner.body.body):
-        return  # the class's own predict, not Keras's
-    if context.scopes[frame.node].parent is None or context.scopes[frame.node].parent.node is not owner:
-        return  # a def nested in a method
-    rule._own_predicts.append((node, frame.node, evidence_at(context, node, ONCE_HERE)))
-
-
-# The reach path: a call of a function that predicts, and predict in a request handler or a
-# per-batch callback hook.
-def _def(rule: PredictInLoop) -> cst.CSTNode | None:
-    frame = rule.context.function
-    return frame.node if frame is not None else None
-
-
-def _predict_reach(rule: PredictInLoop, node: cst.Call) -> None:
-    """A call whose function calls ``predict`` on a Keras model, per iteration/request/batch."""
-    context = rule.context
-    if not context.functions.possible(PREDICT):
-        return
-    place = where_repeated(context, node, units=(REQUEST, BATCH))
-    if place is None:
-        return
-    found = context.functions.reach(node, PREDICT)
-    func = node.func
-    if found is None and isinstance(func, cst.Attribute) and func.attr.value == "predict" and node.args \
-            and isinstance(func.value, cst.Attribute) and context.functions.resolve(node, _def(rule)) is None \
-            and context.functions.is_model_static(func.value, _def(rule)):
-        found = (code_of(func), Witness(code_of(func) + "()"))  # self.actor.model.predict(): another object's model
-    if found is None:
-        return
-    where, per = place
-    loops = context.loops_running(node)
-    if loops:
-        # Through a call, a loop known to be short (`for _ in range(10)` in a replay step) is a
-        # constant number of batched predicts per call: only long or open-ended loops count.
-        if open_loops_run_fewer_than(context, rule.settings["predict_loop_min_iterations"] * 10) \
-                or user_paced(context, loops) \
-                or runs_every_nth(loops[-1], node, rule.settings["predict_loop_min_iterations"]):
-            return  # short, driven by a person, or every n-th step (sampling images every 500 steps)
-        used = {n.value for arg in node.args for n in [arg.value, *context.nodes_in(arg.value)]
-                if isinstance(n, cst.Name)}
-        if not any(used & context.keras.names_changing_in(loop) for loop in loops) \
-                and any(context.keras.loop_fits_model(loop) for loop in loops):
-            return  # the same data once per epoch of a fit loop: monitoring
-    if not first_time(rule._reach_places, where):
-        return
-    label, witness = found
-    if not witness.chain:
-        rule.report(node, f"{label}() on a Keras model held by another object, {per}, pays predict's "
-                          f"set-up cost on every call; call the model directly, model(x, training=False)")
-        return
-    rule.report(node, f"{label}() calls Keras predict() {per} (calls {context.functions.describe(witness)}); "
-                      f"predict pays its set-up cost on every call: call the model directly, "
-                      f"model(x, training=False), or predict once on the whole batch")
-
-
-def _predict_in_handler(rule: PredictInLoop, node: cst.Call) -> None:
-    """``model.predict(x)`` written in a request handler or a per-batch callback hook."""
-    context = rule.context
-    if context.open_loops:
-        return
-    place = where_repeated(context, node, units=(REQUEST, BATCH))
-    if place is None:
-        return
-    where, per = place
-    func = node.func
-    model = func.value  # type: ignore[attr-defined]
-    if not (context.keras.is_model(model) or context.functions.is_model_static(model, where)) \
-            or context.keras.overrides(model, "predict"):
-        return
-    value = context.value_of(model, AT_POINT)
-    if value is not None and any(value is n for n in context.nodes_in(where)):
-        return  # a model built in the handler: TFM403's finding; one predict per model
-    if not first_time(rule._reach_places, where):
-        return
-    name = code_of(model)
-    rule.report(node, f"{name}.predict() {per} pays its set-up cost on every call; call "
-                      f"{name}(x, training=False) instead")

@@ -9,7 +9,7 @@ import libcst as cst
 
 from tf_memlint.evidence import ONCE_HERE, UNKNOWN, Repetition, evidence_at
 from tf_memlint.facts.callers import CallerFacts
-from tf_memlint.facts.functions import CACHE_DECORATORS
+from tf_memlint.facts.functions import is_cache_decorator
 from tf_memlint.facts.keras import KERAS_MODEL_BUILDERS
 from tf_memlint.facts.repetition import first_time, runs_fewer_than_counting_splitters, where_repeated
 from tf_memlint.gate import IN_DEF_OR_LOOP, Inside
@@ -139,8 +139,8 @@ class ModelLoadedPerCall(Rule):
 
 
 def _cached(definition: cst.FunctionDef) -> bool:
-    return any((dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
-               .rsplit(".", 1)[-1] in CACHE_DECORATORS for d in definition.decorators)
+    return any(is_cache_decorator(dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator))
+               for d in definition.decorators)
 
 
 def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef) -> Repetition | None:

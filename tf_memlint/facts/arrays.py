@@ -16,6 +16,15 @@ from tf_memlint.syntax import Kind, argument, dotted_name, number_literal
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
 
+# NumPy functions that build an array (not reductions that return a scalar).
+NUMPY_ARRAY_FACTORIES = frozenset({
+    "array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace", "eye", "identity",
+    "zeros_like", "ones_like", "full_like", "empty_like", "load", "fromfile", "frombuffer",
+    "loadtxt", "genfromtxt", "rand", "randn", "random", "normal", "uniform", "randint",
+    "standard_normal", "concatenate", "stack", "vstack", "hstack", "tile", "repeat", "reshape",
+    "meshgrid", "outer", "dot", "matmul",
+})
+
 # NumPy functions whose result size is set by their shape/size arguments (a parameter `n` makes
 # it data-sized), and those that read an array from a file.
 NUMPY_SHAPED_FACTORIES = frozenset({

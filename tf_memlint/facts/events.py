@@ -1,4 +1,4 @@
-"""Repeated scopes beyond ``for`` and ``while``: functions that run once per event (issue 8 part 3).
+"""Repeated scopes beyond ``for`` and ``while``: functions that run once per event.
 
 A web request handler, a gRPC servicer method or a Keras callback's per-batch hook runs again
 and again in a process that lives on: what it builds, loads or opens on every call grows like
@@ -87,7 +87,8 @@ _DICT_VIEWS = frozenset({"keys", "items", "values"})
 
 def user_paced(context: TFContext, loops: list) -> bool:
     """A loop in ``loops`` iterates over uploaded files, or runs inside a widget event callback."""
-    if any(isinstance(frame.node, cst.FunctionDef) and frame.node.name.value in _widget_callbacks(context) for frame in context.frames):
+    callbacks = context.facts_of(WidgetCallbacks).names
+    if any(isinstance(frame.node, cst.FunctionDef) and frame.node.name.value in callbacks for frame in context.frames):
         return True
     for loop in loops:
         if isinstance(loop, cst.For) and _is_upload(context, loop.iter):
@@ -103,13 +104,12 @@ def _is_upload(context: TFContext, expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Call) and context.imported_name(expr.func) in UPLOADS
 
 
-def _widget_callbacks(context: TFContext) -> frozenset[str]:
-    """Names of the functions this module hands to a widget as event callbacks."""
-    cached = getattr(context, "_widget_callbacks", None)
-    if cached is None:
-        cached = frozenset(
-            call.args[0].value.value for call in context.calls_in(context.module)
+class WidgetCallbacks:
+    """Names of the functions this module hands to a widget as event callbacks (built once per
+    module, on first use: ``context.facts_of(WidgetCallbacks)``)."""
+
+    def __init__(self, context: TFContext) -> None:
+        self.names = frozenset(
+            call.args[0].value.value for call in context.calls_in(context.module)  # type: ignore[attr-defined]
             if isinstance(call.func, cst.Attribute) and call.func.attr.value in WIDGET_EVENT_METHODS
             and call.args and isinstance(call.args[0].value, cst.Name))
-        context._widget_callbacks = cached  # type: ignore[attr-defined]
-    return cached

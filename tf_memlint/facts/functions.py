@@ -6,7 +6,7 @@ followed through the calls that reach it.
 down), call one of these TensorFlow functions?". The domain modules use ``definition`` for their
 own "a local function that does X" questions (keras.py: training steps, model factories).
 
-Function summaries (issue 8 part 2). ``summary(def)`` says, once per def, which *effects* one
+Function summaries. ``summary(def)`` says, once per def, which *effects* one
 call of it has, each with a ``Witness`` (the call that does it and the chain of functions it
 goes through): MODEL (builds or loads a Keras model), PREDICT (``predict`` on a Keras model;
 ``param_predicts`` when the model is a parameter, decided at the call site), FIT, OPS (adds TF1
@@ -26,24 +26,28 @@ Keras session, starts a fresh graph, caches its result (``if self._model is None
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from tf_memlint.syntax import all_params, code_of, dotted_name, is_self_attribute
-from tf_memlint.walk import children
+from tf_memlint.facts.base import (EFFECT_KINDS, FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION,  # noqa: F401
+                                   SESSION, TF_FUNCTION)
+from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
+from tf_memlint.facts.sessions import GRAPH_RESETS, SESSION_CLASSES
+from tf_memlint.syntax import STORING_METHODS, all_params, code_of, dotted_name, is_self_attribute
+from tf_memlint.walk import children, positions_of
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
 
 
-# Function summaries -------------------------------------------------------------------------
-MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, TF_FUNCTION, RUNS_SESSION = (
-    "model", "predict", "fit", "ops", "session", "returns_session", "tf_function", "runs_session")
+# Function summaries (the effect kinds are in facts/base.py) ---------------------------------
 MAX_DEPTH = 4  # defs followed below a call site
 CACHE_DECORATORS = frozenset({"lru_cache", "cache", "cached_property", "memoize", "cached"})
+# What a function undoes itself, after its calls are followed, and the calls that undo it: a
+# helper that calls clear_session() leaves no model behind, one that resets the graph no ops.
+UNDONE_BY = {MODEL: CLEAR_SESSION_CALLS, OPS: GRAPH_RESETS}
 _FIT_METHODS = frozenset({"fit", "fit_generator", "compile", "evaluate"})
-_STORING = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
 
 
 @dataclass(frozen=True)
@@ -108,16 +112,6 @@ class FunctionFacts:
                                      for call in context.calls_in(definition.body))
         return self._reaches[key]
 
-    @staticmethod
-    def any_call(cache: dict[tuple[int, str], bool], context: TFContext, node: cst.CSTNode,
-                 fact: str, test: Callable[[cst.Call], bool]) -> bool:
-        """Some call in ``node`` (a loop or a body; nested defs excluded) passes ``test``; the
-        answer is kept in the caller's ``cache`` under ``(node, fact)``."""
-        key = (id(node), fact)
-        if key not in cache:
-            cache[key] = any(test(call) for call in context.calls_in(node))
-        return cache[key]
-
     def _init_summaries(self) -> None:
         """The classes, methods and ``self.attr`` bindings summaries follow: built on first use."""
         if self._ready:
@@ -156,10 +150,8 @@ class FunctionFacts:
     # Where things are ---------------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int | None:
         """The line of a node of this module (None for another node), computed only when a
-        message needs one (engine.positions_of: one top-level statement's positions, placed by
+        message needs one (walk.positions_of: one top-level statement's positions, placed by
         the stdlib tree when the engine has it). A def's line is its ``def`` line."""
-        from tf_memlint.engine import positions_of  # the engine imports this module
-
         context = self.context
         where = node.name if isinstance(node, cst.FunctionDef) else node
         position = positions_of(context.module, context.source or "", [where], context.tree, context.walked)
@@ -313,8 +305,8 @@ class FunctionFacts:
         context = self.context
         params = [p.name.value for p in all_params(definition.params)]
         if context.tracing.is_traced_def(definition) or any(
-                (dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
-                .rsplit(".", 1)[-1] in CACHE_DECORATORS for d in definition.decorators):
+                is_cache_decorator(dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator))
+                for d in definition.decorators):
             return Summary({}, {}, params)
         nodes = context.nodes_in(definition.body)
         skipped = self.guarded(definition)  # under a cache guard or inside a fresh graph
@@ -343,7 +335,7 @@ class FunctionFacts:
                         param_predicts.setdefault(func.value.value, Witness(what))
                 elif method in _FIT_METHODS and FIT not in effects and self.is_model_static(func.value, definition):
                     effects[FIT] = Witness(what)
-                elif method in _STORING and SESSION not in effects and any(
+                elif method in STORING_METHODS and SESSION not in effects and any(
                         sessions.is_session_creation(a.value) for a in call.args):
                     effects[SESSION] = Witness(code_of(call.args[0].value.func) + "()")  # type: ignore[attr-defined]
             if OPS not in effects and not dual_mode and sessions.creates_graph_ops(call) and self.graph_mode():
@@ -391,10 +383,10 @@ class FunctionFacts:
                     effects[PREDICT] = witness.via(label, callee)
                 elif model is None and isinstance(arg, cst.Name):
                     param_predicts.setdefault(arg.value, witness.via(label, callee))
-        if MODEL in effects and any(keras.clears_session(c) for c in calls):
-            del effects[MODEL]  # clear_session() in the body: the helper cleans up after itself
-        if OPS in effects and any(sessions.resets_graph(c) for c in calls):
-            del effects[OPS]
+        undoes = {MODEL: keras.clears_session, OPS: sessions.resets_graph}  # UNDONE_BY, through helpers
+        for kind in UNDONE_BY:
+            if kind in effects and any(undoes[kind](c) for c in calls):
+                del effects[kind]  # the helper cleans up after itself
         return Summary(effects, param_predicts, params)
 
     def graph_mode(self) -> bool:
@@ -417,26 +409,14 @@ class FunctionFacts:
         found = self._guarded.get(key)
         if found is None:
             found = set()
+            fresh_graph = self.context.sessions.def_makes_fresh_graph
             body = getattr(definition, "body", definition)
             for node in self.context.nodes_in(body):
                 if (isinstance(node, cst.If) and _is_cache_test(node.test)) or (
-                        isinstance(node, cst.With) and any(self._fresh_graph(item.item, definition)
-                                                           for item in node.items)):
+                        isinstance(node, cst.With) and any(fresh_graph(item.item, definition) for item in node.items)):
                     found.update(id(n) for n in self.context.nodes_in(node.body))
             self._guarded[key] = found
         return found
-
-    def _fresh_graph(self, item: cst.BaseExpression, definition: cst.CSTNode) -> bool:
-        """``with tf.Graph().as_default():`` or ``g.as_default()`` with ``g = tf.Graph()`` in this def."""
-        if not (isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute)
-                and item.func.attr.value == "as_default"):
-            return False
-        graph = item.func.value
-        values = [graph]
-        if isinstance(graph, cst.Name):
-            scope = self.context.scopes.get(definition)
-            values = [v for v in (scope.assignments.get(graph.value, []) if scope is not None else []) if v is not None]
-        return any(self.context.call_name(v) == "tensorflow.Graph" for v in values)
 
     def _builds_model(self, call: cst.Call, name: str | None) -> bool:
         keras = self.context.keras
@@ -494,8 +474,6 @@ class FunctionFacts:
             if any(not key.startswith("__") for key in project):
                 found = True
             else:
-                from tf_memlint.facts.keras import KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
-                from tf_memlint.facts.sessions import SESSION_CLASSES
                 context = self.context
                 names = self._names
                 if names is None:
@@ -575,6 +553,12 @@ class FunctionFacts:
                 if arg is not None and (keras.is_model(arg) or self.is_model_static(arg, where)):
                     return label, witness.via(label, callee)
         return None
+
+
+def is_cache_decorator(dotted: str | None) -> bool:
+    """A memoising decorator, by the last part of its name (``functools.lru_cache``, ``cache``,
+    ``cached_property``...): the body of a def under one runs once per key, not per call."""
+    return bool(dotted) and dotted.rsplit(".", 1)[-1] in CACHE_DECORATORS  # type: ignore[union-attr]
 
 
 def _is_cache_test(test: cst.BaseExpression) -> bool:

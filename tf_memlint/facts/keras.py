@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Tuple
 
 import libcst as cst
 
-from tf_memlint.facts.functions import FunctionFacts
+from tf_memlint.facts.base import any_call
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import Kind, dotted_name, target_names
+from tf_memlint.syntax import STORING_METHODS, Kind, dotted_name, target_names
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -41,7 +41,6 @@ MINIMIZE = "minimize"
 TRAIN_STEP_WORD = "train_step"
 DISTRIBUTED_RUN = "run"  # strategy.run(step): a step if the function it is given is one
 TRAINING_TRIGGERS = frozenset({"." + m for m in TRAINING_STEP_METHODS | {MINIMIZE}} | {"~" + TRAIN_STEP_WORD})
-_STORING_METHODS = ("append", "insert", "extend", "add", "appendleft")
 
 # Which Keras ``predict`` is: TF2's tf.keras and Keras 3 run eagerly and build a dataset and a
 # predict function on every call (TFM404's measured cost). Keras 2.3 and older over TF1, and
@@ -97,7 +96,7 @@ class KerasFacts:
         self._changing: dict[int, set[str]] = {}
 
     def _any_call(self, node: cst.CSTNode, fact: str, test) -> bool:
-        return FunctionFacts.any_call(self._facts, self.context, node, fact, test)
+        return any_call(self._facts, self.context, node, fact, test)
 
     # Eager training loops ------------------------------------------------------------------
     def is_gradient_tape(self, expr: cst.BaseExpression) -> bool:
@@ -341,7 +340,7 @@ class KerasFacts:
 
         for node in nodes:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                    and node.func.attr.value in _STORING_METHODS:
+                    and node.func.attr.value in STORING_METHODS:
                 if any(stored(arg.value) for arg in node.args):
                     return True
             if isinstance(node, cst.Assign) and stored(node.value) \

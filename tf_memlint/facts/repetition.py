@@ -48,6 +48,9 @@ def first_time(seen: set[int], where: object) -> bool:
     return True
 
 
+# Three measures of "short" that the rules used before they shared this module, kept apart
+# because merging them changes findings (a compile() in a KFold(5) loop would fall silent):
+# which rule asks which one is a behaviour question for the evidence model, not for a layout.
 def runs_fewer_than(context: TFContext, loops: list, limit: int) -> bool:
     """The nested ``loops`` have known trip counts whose product is below ``limit``."""
     total = context.iterations(loops)
@@ -55,8 +58,8 @@ def runs_fewer_than(context: TFContext, loops: list, limit: int) -> bool:
 
 
 def open_loops_run_fewer_than(context: TFContext, limit: int) -> bool:
-    """The loops open at the current node (there is at least one) are known to run fewer than
-    ``limit`` times in all."""
+    """The loops open at the current node (there is at least one; for a call in the header of a
+    ``for``, that loop too) are known to run fewer than ``limit`` times in all."""
     loops = context.open_loops
     return bool(loops) and runs_fewer_than(context, loops, limit)
 

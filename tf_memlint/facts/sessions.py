@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from tf_memlint.facts.functions import OPS, FunctionFacts
+from tf_memlint.facts.base import OPS, any_call
+from tf_memlint.facts.keras import CLEAR_SESSION_CALLS
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import Kind, code_of
 
@@ -70,8 +71,8 @@ _VARIABLE_CLASSES = frozenset({"tensorflow.Variable", "tensorflow.get_variable"}
 OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
 # Only calls of names under this one add operations (``op_creating_name``; TFM202's gate too).
 OP_NAMESPACE = "tensorflow"
-GRAPH_RESETS = frozenset({"tensorflow.reset_default_graph", "keras.backend.clear_session",
-                          "keras.utils.clear_session"})
+GRAPH_CLASS = "tensorflow.Graph"
+GRAPH_RESETS = frozenset({"tensorflow.reset_default_graph"}) | CLEAR_SESSION_CALLS
 
 
 def op_creating_name(name: str) -> bool:
@@ -139,7 +140,7 @@ class SessionFacts:
 
     def loop_runs_session(self, loop: cst.CSTNode) -> bool:
         """The loop body (nested loops included, nested defs not) runs a TF1 session."""
-        return FunctionFacts.any_call(self._loops, self.context, loop, "session", self.is_session_run)
+        return any_call(self._loops, self.context, loop, "session", self.is_session_run)
 
     def creates_graph_ops(self, node: cst.CSTNode) -> bool:
         """A call that adds operations to the default TF1 graph each time it runs: any TensorFlow
@@ -201,41 +202,62 @@ class SessionFacts:
                 found.append((expr, code_of(expr)))
         return found
 
+    # A new graph: what keeps the ops a place adds from piling up in one default graph ---------
     def resets_graph(self, node: cst.CSTNode) -> bool:
         """``tf.reset_default_graph()``, ``clear_session()``, or a local helper that calls one."""
         return self.context.functions.calls_through_helpers(node, GRAPH_RESETS, "resets")
 
-    def scope_starts_new_graph(self, scope: cst.CSTNode) -> bool:
-        """``scope`` (a handler, a function) creates a ``tf.Graph()`` or resets the default graph:
-        the ops it adds do not pile up across its calls."""
-        context = self.context
-        return any(context.call_name(call) == "tensorflow.Graph" or self.resets_graph(call)
-                   for call in context.calls_in(scope))
-
     def loop_resets_graph(self, loop: cst.CSTNode) -> bool:
         """The loop starts a new default graph each iteration (``tf.reset_default_graph()``,
         ``keras.backend.clear_session()``)."""
-        return FunctionFacts.any_call(self._loops, self.context, loop, "reset", self.resets_graph)
+        return any_call(self._loops, self.context, loop, "reset", self.resets_graph)
+
+    def scope_starts_new_graph(self, scope: cst.CSTNode) -> bool:
+        """``scope`` (a handler, a function) creates a ``tf.Graph()`` or resets the default graph:
+        the ops it adds do not pile up across its calls. (A loop that only creates a graph still
+        adds to the default one outside its ``with`` blocks: ``loop_resets_graph``.)"""
+        context = self.context
+        return any(context.call_name(call) == GRAPH_CLASS or self.resets_graph(call)
+                   for call in context.calls_in(scope))
 
     def makes_fresh_graph(self, item: cst.BaseExpression, loop: cst.CSTNode) -> bool:
-        """A ``with`` item that makes a graph created in ``loop`` the default: ``tf.Graph().as_default()``,
-        ``g.as_default()`` or ``tf.Session(graph=g)`` with ``g = tf.Graph()`` in the loop."""
-        context = self.context
-        graph: cst.BaseExpression | None = None
-        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
-                and item.func.attr.value == "as_default":
-            graph = item.func.value
-        elif self.is_session_creation(item):
-            graph = next((a.value for a in item.args
-                          if a.keyword is not None and a.keyword.value == "graph"), None)
-        if graph is None:
-            return False
+        """A ``with`` item in ``loop`` that makes a graph created in the loop the default:
+        ``tf.Graph().as_default()``, ``g.as_default()`` or ``tf.Session(graph=g)`` with
+        ``g = tf.Graph()`` in the loop (the binding in force at this point of the walk)."""
+        graph = self.graph_installed_by(item)
         if isinstance(graph, cst.Name):
-            value = context.value_of(graph, AT_POINT)
-            if value is None or not any(value is n for n in context.nodes_in(loop)):
+            value = self.context.value_of(graph, AT_POINT)
+            if value is None or not any(value is n for n in self.context.nodes_in(loop)):
                 return False
             graph = value
-        return context.call_name(graph) == "tensorflow.Graph"
+        return graph is not None and self.context.call_name(graph) == GRAPH_CLASS
+
+    def def_makes_fresh_graph(self, item: cst.BaseExpression, definition: cst.CSTNode) -> bool:
+        """A ``with`` item in the def ``definition`` that makes a new graph the default:
+        ``tf.Graph().as_default()``, ``g.as_default()`` or ``tf.Session(graph=g)`` where some
+        binding of ``g`` in the def is ``tf.Graph()`` (a summary is not made at a point of the
+        walk: every binding counts)."""
+        graph = self.graph_installed_by(item)
+        if graph is None:
+            return False
+        values = [graph]
+        if isinstance(graph, cst.Name):
+            scope = self.context.scopes.get(definition)
+            values = [v for v in (scope.assignments.get(graph.value, []) if scope is not None else [])
+                      if v is not None]
+        return any(self.context.call_name(v) == GRAPH_CLASS for v in values)
+
+    def graph_installed_by(self, item: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The graph a ``with`` item makes the default, as written: the receiver of
+        ``.as_default()``, or the ``graph=`` argument of a session created there (entering a
+        session enters its graph too)."""
+        if isinstance(item, cst.Call) and isinstance(item.func, cst.Attribute) \
+                and item.func.attr.value == "as_default":
+            return item.func.value
+        if self.is_session_creation(item):
+            return next((a.value for a in item.args  # type: ignore[attr-defined]
+                         if a.keyword is not None and a.keyword.value == "graph"), None)
+        return None
 
 
 # Initializers run once by design: `sess.run(tf.global_variables_initializer())` outside a loop is

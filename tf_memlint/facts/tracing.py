@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Iterator
 
 import libcst as cst
 
+from tf_memlint.facts.keras import KERAS_BASE_CLASSES
+from tf_memlint.facts.sessions import TF1_GRAPH_CALLS
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import (Kind, argument, contains, dotted_name, function_name, has_input_signature, number_literal,
                                target_names)
@@ -32,7 +34,7 @@ UNROLL_OPTION = {
 # Two values of a flag (True/False) mean two traces: by design, not a memory problem. Three or
 # more distinct Python numbers from a loop is a family of traces that grows with the work. A few
 # hand-written calls with different literals (f(x, 2); f(x, 3)) are not reported: their traces are
-# bounded by the code, not the work (all 12 held-out findings of that form, in heldout3, were a
+# bounded by the code, not the work (all 12 held-out findings of that form in one set were a
 # teaching quiz showing retracing on purpose). A loop's trip count is read where the call is
 # (AT_POINT): a test's case list bound to a name (`for flag in FLAGS`) has the length it is
 # written with, not an unknown one taken as large.
@@ -63,9 +65,14 @@ PYTHON_CALLS = frozenset({
 })
 # tf.data.Dataset methods whose function argument is traced.
 DATASET_TRACING_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "reduce", "scan"})
-# Calls that say a file builds TF1 graphs (as facts.sessions.TF1_GRAPH_CALLS): map_fn there is a graph op.
-_TF1_GRAPH_HINTS = frozenset({"tensorflow.Session", "tensorflow.InteractiveSession", "tensorflow.placeholder",
-                              "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
+# Canonical names whose calls may make a tf.data.Dataset (is_dataset's own test is narrower).
+DATASET_SOURCES = ("tensorflow.data", "tensorflow_datasets")
+# Gate triggers (see gate.py) of everything that can make a function traced: the tracing calls,
+# the Keras Model/Layer bases, tf.data datasets. A rule that fires only in traced code declares it.
+TRACED_SCOPE: frozenset[str] = frozenset(
+    TRACING_CALLS | KERAS_BASE_CLASSES
+    | {f"{source}&.{method}" for source in DATASET_SOURCES for method in DATASET_TRACING_METHODS}
+)
 # Keras methods that Keras traces (compiles into a graph) when the model is fit or built.
 KERAS_TRACED_METHODS = frozenset({"call", "train_step", "test_step", "predict_step"})
 
@@ -123,11 +130,11 @@ class TracingFacts:
         self.context = context
         self._eager_maps: set[int] = set()
         # tf.map_fn called in eager TF2 code runs its function eagerly, once per element, in
-        # sequence: nothing is traced or embedded in a graph (issue 9). Two passes: the bodies
+        # sequence: nothing is traced or embedded in a graph. Two passes: the bodies
         # traced without map_fn first, then a map_fn counts only where its caller is traced.
         traced = self._find_traced_functions([(c, s) for c, s in calls
                                               if context.call_name(c) != MAP_FN])
-        tf1 = any(context.call_name(c) in _TF1_GRAPH_HINTS for c, _s in calls)
+        tf1 = any(context.call_name(c) in TF1_GRAPH_CALLS for c, _s in calls)  # map_fn is a graph op there
         for call, scope in calls:
             if context.call_name(call) == MAP_FN and not tf1 \
                     and not self._traced_scope(scope, traced[0], traced[1]):
