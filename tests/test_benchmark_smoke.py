@@ -13,7 +13,8 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
 
 def test_benchmark_runs_on_a_sample():
     pytest.importorskip("keras")
-    completed = subprocess.run([sys.executable, str(BENCH), "--sample", "400", "--skip-flake8-parallel"],
+    completed = subprocess.run([sys.executable, str(BENCH), "--sample", "400", "--skip-flake8-parallel",
+                                "--large-module", "0.3"],
                                capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     out = completed.stdout
@@ -21,5 +22,6 @@ def test_benchmark_runs_on_a_sample():
         assert f"\n{row} " in out, out
     assert "flake8+TFM / flake8 (-j1, cpu):" in out and "== summary" in out and "ms/file" in out
     assert "exit " not in out, out  # no tool failed
+    assert "generated 0.3 MB module with one traced loop, flake8+TFM / flake8:" in out, out
     if "== cache:" in out:  # the cache case runs where the TF-heavy corpus is (its ratio needs the whole corpus)
         assert out.count("output identical: yes") == 3 and "linted 3" in out, out

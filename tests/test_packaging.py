@@ -27,3 +27,12 @@ def test_every_fixture_file_kind_is_package_data():
     suffixes = {path.suffix for path in FIXTURES.rglob("*") if path.is_file()}
     shipped = {Path(pattern).suffix for pattern in patterns}
     assert suffixes <= shipped, f"fixture files of kinds {sorted(suffixes - shipped)} would not be installed"
+
+
+def test_every_data_file_of_the_package_is_package_data():
+    """A JSON table the package reads at run time (the unit costs findings project, the fixes'
+    measurements) ships in the wheel: without it an installed tf-memlint grades differently."""
+    text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    for table in (REPO / "tf_memlint").rglob("*.json"):
+        package = ".".join(table.parent.relative_to(REPO).parts)
+        assert f'"{package}" = ["{table.name}"]' in text, table
