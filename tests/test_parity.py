@@ -85,3 +85,41 @@ def test_a_prefix_selects_the_opt_in_rules_under_it(tmp_path, monkeypatch, capsy
     monkeypatch.chdir(tmp_path)
     assert main([str(REPO / "fixtures" / "TFM404"), "--isolated", "--extend-select", "TFM4"]) == 1
     assert " TFM404 " in capsys.readouterr().out
+
+
+def _single_module_cases() -> list[str]:
+    """The leak benchmark's reproductions (code of real reports, written here) that are one module:
+    the command follows imports between the files it is given, flake8 sees one file at a time."""
+    cases = REPO / "benchmarks" / "leaks" / "cases"
+    files = []
+    for case in sorted(cases.iterdir()):
+        modules = sorted(case.glob("*.py"))
+        if len(modules) == 1:
+            files.append(str(modules[0].relative_to(REPO)))
+    return files
+
+
+@pytest.mark.parametrize("confidence", ["high", "medium", "low"])
+def test_both_doors_agree_on_real_reports_code_at_every_confidence(confidence):
+    """Parity beyond the fixtures: the code of real leak reports, every rule, each confidence."""
+    files = _single_module_cases()
+    assert len(files) > 30
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    flake8 = subprocess.run(
+        [sys.executable, "-m", "flake8", "--isolated", "--select", "TFM", f"--tfm-confidence={confidence}",
+         "--format", "%(path)s\t%(row)d\t%(col)d\t%(code)s\t%(text)s", *files],
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=600)
+    assert flake8.returncode in (0, 1), flake8.stderr
+    by_flake8 = set()
+    for line in flake8.stdout.splitlines():
+        path, row, col, code, text = line.split("\t")
+        if code.startswith("TFM"):
+            by_flake8.add((os.path.normpath(path), int(row), int(col), code, text))
+    command = subprocess.run(
+        [sys.executable, "-m", "tf_memlint", "--isolated", "--exit-zero", "--format", "json", "--no-cache",
+         "--jobs", "1", "--select", "TFM", "--confidence", confidence, *files],
+        capture_output=True, text=True, cwd=REPO, timeout=600, env=env)
+    by_command = {(os.path.normpath(f["path"]), f["line"], f["column"], f["code"], f["message"])
+                  for f in json.loads(command.stdout)["findings"]}
+    assert by_command == by_flake8, (sorted(by_command - by_flake8)[:5], sorted(by_flake8 - by_command)[:5])
+    assert by_command
