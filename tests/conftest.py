@@ -18,6 +18,19 @@ _PARTS = re.compile(r"(?P<code>TFM\d{3})(?:@(?P<col>\d+))?(?:\((?P<confidence>\w
 EVERY_GRADE = {"confidence": "low"}
 
 
+def _range_1000_grade() -> str:
+    """What the grade adds to the message of a loop over range(1000) in a program: its evidence
+    and, when TFM101's claim measured a unit cost, the projected cost."""
+    from tf_memlint.evidence import COUNT, Evidence, Repetition
+    from tf_memlint.grading import graded_message, project
+
+    loop = Evidence(Repetition(COUNT, 1000, "range(1000)"), "program")
+    return graded_message("", loop.words(), project("TFM101", loop)[0])
+
+
+RANGE_1000_GRADE = _range_1000_grade()
+
+
 def every_rule() -> list[str]:
     """Command-line arguments that turn on every rule, the opt-in ones too."""
     from tf_memlint.rule import all_rules

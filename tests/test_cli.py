@@ -8,18 +8,12 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import RANGE_1000_GRADE, REPO
 from tf_memlint.cli import main
 from tf_memlint.rule import all_rules
 
 BAD = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    for i in range(1000):\n        x += 1\n    return x\n"
 CLEAN = "import tensorflow as tf\n\ndef f(x):\n    return x\n"
-
-from tf_memlint.grading import project as _project  # noqa: E402
-from tf_memlint.evidence import COUNT, Evidence, Repetition  # noqa: E402
-
-_LOOP = Evidence(Repetition(COUNT, 1000, "range(1000)"), "program")
-SUFFIX = " [" + "; ".join(filter(None, [_LOOP.repetition.words(), _project("TFM101", _LOOP)[0]])) + "]"
 
 
 @pytest.fixture
@@ -42,7 +36,7 @@ def test_exit_codes(project, capsys):
 def test_text_output_is_flake8_shaped(project, capsys):
     main(["bad.py"])
     assert capsys.readouterr().out == ("bad.py:5:5: TFM101 Python loop over range(1000) is unrolled into the "
-                                       "traced graph (1000 copies of its body); use tf.range" + SUFFIX + "\n")
+                                       "traced graph (1000 copies of its body); use tf.range" + RANGE_1000_GRADE + "\n")
 
 
 def test_json_shape(project, capsys):

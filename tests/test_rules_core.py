@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import RANGE_1000_GRADE
+
 LOOP = """\
 import tensorflow as {alias}
 
@@ -14,12 +16,6 @@ def f(x, n):
     return x
 """
 
-from tf_memlint.grading import project as _project  # noqa: E402
-from tf_memlint.evidence import COUNT, Evidence, Repetition  # noqa: E402
-
-_LOOP = Evidence(Repetition(COUNT, 1000, "range(1000)"), "program")
-SUFFIX = " [" + "; ".join(filter(None, [_LOOP.repetition.words(), _project("TFM101", _LOOP)[0]])) + "]"
-
 
 @pytest.mark.parametrize("alias,decorator", [
     ("tf", "@tf.function"), ("T", "@T.function"), ("tf", "@tf.function(jit_compile=True)"),
@@ -28,7 +24,7 @@ def test_tfm101_fires_on_range_1000_under_any_alias(lint, alias, decorator):
     findings = lint(LOOP.format(alias=alias, decorator=decorator, iterable="range(1000)"))
     assert [(d.code, d.line, d.col) for d in findings] == [("TFM101", 5, 4)]
     assert findings[0].message == ("Python loop over range(1000) is unrolled into the traced graph "
-                                   "(1000 copies of its body); use tf.range" + SUFFIX)
+                                   "(1000 copies of its body); use tf.range" + RANGE_1000_GRADE)
 
 
 @pytest.mark.parametrize("iterable", ["range(tf.shape(x)[0])", "tf.range(1000)", "range(n)", "range(99)"])

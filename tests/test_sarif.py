@@ -12,14 +12,10 @@ import pytest
 from tf_memlint.cli import main
 from tf_memlint.rule import all_rules
 
+from conftest import RANGE_1000_GRADE
+
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 BAD = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    for i in range(1000):\n        x += 1\n    return x\n"
-
-from tf_memlint.grading import project as _project  # noqa: E402
-from tf_memlint.evidence import COUNT, Evidence, Repetition  # noqa: E402
-
-_LOOP = Evidence(Repetition(COUNT, 1000, "range(1000)"), "program")
-SUFFIX = " [" + "; ".join(filter(None, [_LOOP.repetition.words(), _project("TFM101", _LOOP)[0]])) + "]"
 
 
 @pytest.fixture
@@ -108,7 +104,7 @@ def test_github_annotations(repo, capsys):
     assert out[0].startswith("::error title=tf-memlint,file=pkg/broken.py::syntax error")
     assert out[1] == ("::warning title=tf-memlint TFM101 (python-loop-in-tf-function),file=pkg/model.py,"
                       "line=5,col=5::TFM101 Python loop over range(1000) is unrolled into the traced graph "
-                      "(1000 copies of its body); use tf.range" + SUFFIX)
+                      "(1000 copies of its body); use tf.range" + RANGE_1000_GRADE)
 
 
 def test_github_escapes_workflow_command_syntax():

@@ -8,13 +8,9 @@ import sys
 
 import pytest
 
+from conftest import RANGE_1000_GRADE
+
 BAD = "import tensorflow as tf\n\n@tf.function\ndef f(x):\n    for i in range(1000):\n        x += 1\n    return x\n"
-
-from tf_memlint.grading import project as _project  # noqa: E402
-from tf_memlint.evidence import COUNT, Evidence, Repetition  # noqa: E402
-
-_LOOP = Evidence(Repetition(COUNT, 1000, "range(1000)"), "program")
-SUFFIX = " [" + "; ".join(filter(None, [_LOOP.repetition.words(), _project("TFM101", _LOOP)[0]])) + "]"
 
 
 def _run(args, stdin: bytes | str, cwd):
@@ -34,7 +30,7 @@ def test_stdin_with_a_filename(project):
     completed = _run(["-", "--stdin-filename", "src/f.py"], BAD, project)
     assert completed.returncode == 1, completed.stderr
     assert completed.stdout.decode() == ("src/f.py:5:5: TFM101 Python loop over range(1000) is unrolled into "
-                                         "the traced graph (1000 copies of its body); use tf.range" + SUFFIX + "\n")
+                                         "the traced graph (1000 copies of its body); use tf.range" + RANGE_1000_GRADE + "\n")
 
 
 def test_stdin_without_a_filename_is_dash(project):

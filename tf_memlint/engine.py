@@ -46,7 +46,7 @@ from tf_memlint.names import MENTIONS_TF, canonical
 from tf_memlint.evidence import Evidence
 from tf_memlint.ignores import is_test_path
 from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
-from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, at_least, grade
+from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, at_least, grade, graded_message
 from tf_memlint.rule import Diagnostic, Rule, all_rules
 from tf_memlint.walk import Walked, positions_of
 
@@ -353,15 +353,13 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
 
 def _graded(position: tuple[int, int], rule: Rule, message: str, found: Evidence,
             settings: dict[str, Any]) -> Diagnostic:
-    """The finding with its grade; the message names the evidence and the projected cost in a
-    few words, so the one line a user reads says why it matters here."""
+    """The finding with its grade (grading.graded_message says how the message shows it)."""
     graded = grade(rule.code, found, found.once_confidence or rule.once_confidence,
                    min_bytes=settings.get("min_memory_cost", DEFAULT_MIN_MIB) * 1024 * 1024,
                    min_seconds=settings.get("min_time_cost", DEFAULT_MIN_SECONDS))
     words = found.words()
-    suffix = "; ".join(part for part in (words, graded.cost) if part)
-    text = f"{message} [{suffix}]" if suffix else message
-    return Diagnostic(*position, rule.code, text, graded.confidence, graded.cost, words or None)
+    return Diagnostic(*position, rule.code, graded_message(message, words, graded.cost), graded.confidence,
+                      graded.cost, words or None)
 
 
 def shown(findings: list[Diagnostic], settings: dict[str, Any] | None) -> list[Diagnostic]:

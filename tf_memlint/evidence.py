@@ -53,9 +53,14 @@ _ITEM_METHODS = frozenset({"iterrows", "itertuples", "readlines", "glob", "rglob
 _WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
                        "reversed", "sorted", "list", "tuple", "iter", "progressbar", "track"})
 _RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "xrange"})
-_SPLITTERS = frozenset({"KFold", "StratifiedKFold", "GroupKFold", "StratifiedGroupKFold", "TimeSeriesSplit",
-                        "RepeatedKFold", "RepeatedStratifiedKFold", "ShuffleSplit", "StratifiedShuffleSplit",
-                        "GroupShuffleSplit", "LeaveOneOut"})
+# scikit-learn cross-validation splitters, which yield a few folds: (default n_splits, takes
+# n_repeats). LeaveOneOut is not one of them: it yields one split per sample.
+SPLITTERS = {
+    "KFold": (5, False), "StratifiedKFold": (5, False), "GroupKFold": (5, False),
+    "StratifiedGroupKFold": (5, False), "TimeSeriesSplit": (5, False), "RepeatedKFold": (5, True),
+    "RepeatedStratifiedKFold": (5, True), "ShuffleSplit": (10, False),
+    "StratifiedShuffleSplit": (10, False), "GroupShuffleSplit": (5, False),
+}
 _SERVER_MODULES = ("flask", "fastapi", "django", "starlette", "tornado", "aiohttp", "grpc", "streamlit",
                    "gradio", "sanic", "bottle", "falcon", "uvicorn")
 _TEST_MODULES = ("pytest", "unittest")
@@ -222,7 +227,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             splitter = func.value
             if isinstance(splitter, cst.Name):
                 splitter = context.value_of(splitter, AT_POINT) or splitter
-            if isinstance(splitter, cst.Call) and (dotted_name(splitter.func) or "").rsplit(".", 1)[-1] in _SPLITTERS:
+            if isinstance(splitter, cst.Call) and (dotted_name(splitter.func) or "").rsplit(".", 1)[-1] in SPLITTERS:
                 return Repetition(SMALL, count, basis=f"{code_of(splitter.func)} folds")
         if imported in _FILE_LISTINGS or (isinstance(func, cst.Attribute) and func.attr.value in _ITEM_METHODS):
             return Repetition(PER_ITEM, basis=text)

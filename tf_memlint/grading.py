@@ -35,8 +35,7 @@ UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
 @dataclass(frozen=True)
 class Grade:
     confidence: str
-    cost: str | None          # "grows without bound", "at least ~770 MiB over 10,000 iterations"
-    cost_value: float | None  # bytes or seconds, when projected over a known count
+    cost: str | None  # "grows without bound", "at least ~770 MiB over 10,000 iterations"
 
 
 @lru_cache(maxsize=1)
@@ -102,8 +101,15 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
             confidence = LOW
     if evidence.lifetime == TEST:
         confidence = LOW
-    return Grade(confidence, words, amount)
+    return Grade(confidence, words)
 
 
 def at_least(confidence: str, level: str) -> bool:
     return RANK[confidence] >= RANK[level]
+
+
+def graded_message(message: str, words: str, cost: str | None) -> str:
+    """The one line a user reads: the rule's message, then the evidence and the projected cost in
+    brackets, so it says why the finding matters here."""
+    suffix = "; ".join(part for part in (words, cost) if part)
+    return f"{message} [{suffix}]" if suffix else message

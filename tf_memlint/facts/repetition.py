@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tf_memlint.evidence import SPLITTERS
 from tf_memlint.facts.events import BATCH, EPOCH, REQUEST
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import code_of
@@ -71,15 +72,6 @@ def runs_fewer_than_counting_splitters(context: TFContext, loops: list, limit: i
     return total is not None and total < limit
 
 
-# scikit-learn cross-validation splitters: (default n_splits, takes n_repeats).
-_SPLITTERS = {
-    "KFold": (5, False), "StratifiedKFold": (5, False), "GroupKFold": (5, False),
-    "StratifiedGroupKFold": (5, False), "TimeSeriesSplit": (5, False), "RepeatedKFold": (5, True),
-    "RepeatedStratifiedKFold": (5, True), "ShuffleSplit": (10, False),
-    "StratifiedShuffleSplit": (10, False), "GroupShuffleSplit": (5, False),
-}
-
-
 def splitter_count(context: TFContext, loop: cst.CSTNode) -> int | None:
     """Trip count of ``for train, test in S.split(...)`` with ``S = KFold(5)`` (any splitter
     above): its ``n_splits`` (times ``n_repeats``), resolved through names; None if unknown."""
@@ -94,7 +86,7 @@ def splitter_count(context: TFContext, loop: cst.CSTNode) -> int | None:
     if not isinstance(splitter, cst.Call):
         return None
     name = context.qualified_name(splitter.func) or code_of(splitter.func)
-    known = _SPLITTERS.get(name.rsplit(".", 1)[-1])
+    known = SPLITTERS.get(name.rsplit(".", 1)[-1])
     if known is None:
         return None
     default, repeated = known
