@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import code_of, dotted_name
+from tf_memlint.syntax import code_of, contains, dotted_name
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -136,7 +136,16 @@ def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
     kind; known counts multiply), else the event its function handles, else once."""
     loops = context.loops_running(node)
     if loops:
-        return repetition_of_loops(context, loops)
+        repetition = repetition_of_loops(context, loops)
+        if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):
+            # `if key == ord('s'):` in a webcam loop: it runs when a person presses a key.
+            return Repetition(SMALL, basis=f"{repetition.basis}, per key press", known=False)
+        every = _every_nth(loops[-1], node)
+        if every and repetition.kind == COUNT and repetition.count is not None:
+            # `if step % 50 == 0:` in range(1000): the place runs 20 times, not 1,000.
+            return Repetition(COUNT, max(1, repetition.count // every),
+                              f"{repetition.basis}, every {every}th" if repetition.basis else f"every {every}th")
+        return repetition
     frame = context.function
     if frame is not None and frame.repeated is not None:
         return _event(frame.repeated, frame.node)
@@ -174,7 +183,39 @@ def repetition_of_loops(context: TFContext, loops: list) -> Repetition:
 def repetition_of_loop(context: TFContext, loop: cst.For | cst.While) -> Repetition:
     if isinstance(loop, cst.While):
         return _while(context, loop)
-    return _iterable(context, loop.iter, 0)
+    repetition = _iterable(context, loop.iter, 0)
+    if repetition.kind in (PER_ITEM, UNKNOWN) and _shows_a_figure(context, loop.body):
+        # Each iteration puts a figure in front of a person: a handful of items, looked at.
+        return Repetition(SMALL, basis=f"{repetition.basis}, a figure shown per item", known=False)
+    return repetition
+
+
+# Calls that put an image in front of a person (matplotlib, IPython's display).
+_FIGURE_CALLS = frozenset({"matplotlib.pyplot.show", "matplotlib.pyplot.imshow", "IPython.display.display",
+                           "IPython.core.display.display"})
+
+
+def _shows_a_figure(context: TFContext, body: cst.CSTNode, depth: int = 0) -> bool:
+    """``body`` calls plt.show()/plt.imshow()/display(), itself or through a function of this
+    module it calls (one level: ``for path in images: show_and_predict(path)``)."""
+    for node in context.nodes_in(body):
+        if not isinstance(node, cst.Call):
+            continue
+        name = context.imported_name(node.func)
+        if name in _FIGURE_CALLS:
+            return True
+        if isinstance(node.func, cst.Name) and name is None:
+            if node.func.value == "display" and context.binding("display") is None:
+                return True  # IPython's display(), a builtin of the notebook kernel
+            if depth == 0:
+                definition = _module_def(context, node.func.value)
+                if definition is not None and _shows_a_figure(context, definition.body, 1):
+                    return True
+    return False
+
+
+def _module_def(context: TFContext, name: str) -> cst.FunctionDef | None:
+    return next((s for s in context.module.body if isinstance(s, cst.FunctionDef) and s.name.value == name), None)
 
 
 def _while(context: TFContext, loop: cst.While) -> Repetition:
@@ -187,7 +228,7 @@ def _while(context: TFContext, loop: cst.While) -> Repetition:
     count = _counter_bound(context, test)
     if count is not None:
         return Repetition(COUNT, count, f"while {text}")
-    if _STEP_WORDS.search(text.replace(".", "_").replace(" ", "_")):
+    if _STEP_WORDS.search(re.sub(r"\W+", "_", text)):
         return Repetition(PER_STEP, basis=f"while {text}")
     return Repetition(UNKNOWN, basis=f"while {text}", known=False)
 
@@ -243,6 +284,11 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             else Repetition(UNKNOWN, basis=text, known=False)
     if count is not None:
         return _counted(count, text)
+    if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and iterable.for_in.inner_for_in is None:
+        # [f for f in os.listdir(path) if ...]: as many items as its source, or fewer
+        inner = _iterable(context, iterable.for_in.iter, depth + 1)
+        if inner.kind == PER_ITEM:
+            return Repetition(PER_ITEM, basis=text, known=inner.known)
     if isinstance(iterable, cst.Name):
         if iterable.value in context.dataset_names:
             return Repetition(PER_ITEM, basis=text)
@@ -279,14 +325,155 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     bound = bounds[1] if len(bounds) >= 2 else (bounds[0] if bounds else None)
     if bound is None:
         return Repetition(UNKNOWN, basis=text, known=False)
+    if len(bounds) < 2 or isinstance(bounds[0], cst.Integer):
+        window = _windowed_length(context, bound)
+        if window is not None:
+            # range(len(series) - window_size): one window per element of a sequence, as many
+            # iterations as the data has items (a start computed from the data is not this).
+            return Repetition(PER_ITEM, basis=f"{text}, a window per item of {code_of(window)}", known=False)
     if isinstance(bound, cst.Call) and dotted_name(bound.func) == "len" and bound.args:
         inner = _iterable(context, bound.args[0].value, 1)
         if inner.kind in (PER_ITEM, COUNT, SMALL):
             return Repetition(inner.kind, inner.count, text, inner.known)
         return Repetition(PER_ITEM if _looks_like_data(code_of(bound)) else UNKNOWN, basis=text, known=False)
-    words = code_of(bound).replace(".", "_")
+    words = re.sub(r"\W+", "_", code_of(bound))  # args.epochs, conf['ENV']['max_timesteps']
     if _STEP_WORDS.search(words):
         return Repetition(PER_STEP, basis=text)  # epochs, steps, episodes: a training loop's count
     if _looks_like_data(words):
         return Repetition(PER_ITEM, basis=text, known=False)
     return Repetition(UNKNOWN, basis=text, known=False)
+
+
+def _windowed_length(context: TFContext, bound: cst.BaseExpression) -> cst.BaseExpression | None:
+    """The sequence ``x`` of a bound ``len(x) - k`` or ``len(x) // k`` (a sliding window, a
+    stride), also through names (``n = len(x)``; ``range(n - maxlen)``)."""
+    windowed = False
+    for _ in range(4):
+        if isinstance(bound, cst.BinaryOperation) and isinstance(bound.operator, (cst.Subtract, cst.FloorDivide)):
+            bound, windowed = bound.left, True
+        elif isinstance(bound, cst.Name):
+            value = context.value_of(bound, AT_POINT)
+            if value is None or value is bound:
+                return None
+            bound = value
+        else:
+            break
+    if windowed and isinstance(bound, cst.Call) and dotted_name(bound.func) == "len" and bound.args:
+        return bound.args[0].value
+    return None
+
+
+def one_sample(context: TFContext, expr: cst.BaseExpression) -> bool:
+    """The **payload**: ``expr`` is one sample made a batch of one (``x[None]``, ``x[np.newaxis]``,
+    ``np.expand_dims(x, 0)``, ``x.reshape(1, ...)``, ``np.array([x])``, ``x[-1:]``,
+    ``x[i:i + 1]``), itself or through what keeps its batch dimension: the name it was bound to
+    (``x = preprocess_input(x)`` reads the ``x`` bound before), a call on it, arithmetic."""
+    earlier: tuple | None = None
+    for _ in range(8):
+        if isinstance(expr, cst.Name):
+            if earlier is not None and expr.value == earlier[0]:
+                if not earlier[1]:
+                    return False
+                expr, earlier = earlier[1][-1], (earlier[0], earlier[1][:-1])
+                continue
+            found = context.binding(expr.value, AT_POINT)
+            if found is None or found.value is None or found.unpacked or found.value is expr:
+                return False
+            values = found.scope.assignments.get(expr.value, [])
+            index = next((i for i, v in enumerate(values) if v is found.value), 0)
+            expr, earlier = found.value, (expr.value, values[:index])
+            continue
+        if isinstance(expr, cst.Subscript):
+            return any(_adds_an_axis(context, e.slice) or _one_row(e.slice) for e in expr.slice)
+        if isinstance(expr, cst.BinaryOperation):
+            expr = expr.left  # x[None] / 255.0
+            continue
+        if not isinstance(expr, cst.Call):
+            return False
+        name = (context.imported_name(expr.func) or dotted_name(expr.func) or "").rsplit(".", 1)[-1]
+        args = [a for a in expr.args if a.keyword is None]
+        axis = next((a.value for a in expr.args if a.keyword is not None and a.keyword.value == "axis"),
+                    args[1].value if len(args) > 1 else None)
+        if name == "expand_dims":
+            return isinstance(axis, cst.Integer) and axis.value == "0"
+        if name == "reshape" and isinstance(expr.func, cst.Attribute) and args:
+            first = args[0].value
+            first = first.elements[0].value if isinstance(first, cst.Tuple) and first.elements else first
+            return isinstance(first, cst.Integer) and first.value == "1"
+        if name in ("array", "asarray"):
+            return bool(args) and isinstance(args[0].value, cst.List) and len(args[0].value.elements) == 1
+        if not args:
+            return False
+        expr = args[0].value  # preprocess_input(x), tf.cast(x, ...): the batch stays what it was
+    return False
+
+
+def _adds_an_axis(context: TFContext, index: cst.BaseSlice) -> bool:
+    value = index.value if isinstance(index, cst.Index) else None
+    return isinstance(value, cst.Name) and value.value == "None" \
+        or value is not None and (context.imported_name(value) or "") == "numpy.newaxis"
+
+
+def _one_row(index: cst.BaseSlice) -> bool:
+    """``-1:`` or ``i:i + 1``: a slice of one row."""
+    if not isinstance(index, cst.Slice):
+        return False
+    lower, upper = index.lower, index.upper
+    if isinstance(lower, cst.UnaryOperation) and isinstance(lower.operator, cst.Minus) \
+            and isinstance(lower.expression, cst.Integer) and lower.expression.value == "1" and upper is None:
+        return True
+    return isinstance(upper, cst.BinaryOperation) and isinstance(upper.operator, cst.Add) \
+        and isinstance(upper.right, cst.Integer) and upper.right.value == "1" and lower is not None \
+        and code_of(upper.left) == code_of(lower)
+
+
+def _every_nth(loop: cst.For | cst.While, node: cst.CSTNode) -> int | None:
+    """n when ``node`` sits, in ``loop``'s body, under ``if <counter> % n == 0`` with a literal n."""
+    for statement in loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ():
+        found = _under_remainder(statement, node)
+        if found:
+            return found
+    return None
+
+
+def _under_remainder(statement: cst.CSTNode, node: cst.CSTNode) -> int | None:
+    if isinstance(statement, cst.If):
+        test = statement.test
+        if isinstance(test, cst.Comparison) and isinstance(test.left, cst.BinaryOperation) \
+                and isinstance(test.left.operator, cst.Modulo) and isinstance(test.left.right, cst.Integer) \
+                and test.left.right.evaluated_value > 1 and contains(statement.body, node):
+            return test.left.right.evaluated_value
+    body = getattr(statement, "body", None)
+    inner = getattr(body, "body", None)
+    if isinstance(inner, (list, tuple)) and not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        for child in inner:
+            found = _under_remainder(child, node)
+            if found:
+                return found
+    return None
+
+
+# An `if` that tests which key a person pressed (OpenCV's waitKey, pygame's key events).
+_KEY_PRESS = re.compile(r"\bord\(|waitKey|KEYDOWN|\bK_\w+|\.key\b")
+
+
+def _guarded_by(loop: cst.For | cst.While, node: cst.CSTNode, test_words: re.Pattern) -> bool:
+    """``node`` sits, in ``loop``'s body, under an ``if`` whose test matches ``test_words``."""
+    stack = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.If) and test_words.search(code_of(statement.test)) \
+                and contains(statement.body, node):
+            return True
+        body = getattr(statement, "body", None)
+        inner = getattr(body, "body", None)
+        if isinstance(inner, (list, tuple)):
+            stack.extend(inner)
+        orelse = getattr(statement, "orelse", None)
+        if isinstance(orelse, cst.If):
+            stack.append(orelse)
+        elif orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
+            stack.extend(orelse.body.body)
+    return False

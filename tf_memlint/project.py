@@ -34,7 +34,7 @@ from typing import Any
 
 from tf_memlint.facts.functions import (EFFECT_KINDS, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION,
                                        UNDONE_BY, is_cache_decorator)
-from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras,
+from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras, is_view_inputs,
                                    tf2_keras)
 from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, SESSION_RUN_METHODS,
                                       op_creating_name)
@@ -103,6 +103,10 @@ class _Module:
 
 def _is_model_build(module: _Module, call: ast.Call) -> bool:
     name = module.canonical(call.func)
+    if name is not None and name == "keras.Model":
+        inputs = next((k.value for k in call.keywords if k.arg == "inputs"), call.args[0] if call.args else None)
+        if inputs is not None and is_view_inputs(name, ast.unparse(inputs)):
+            return False
     return name is not None and (name in KERAS_MODEL_BUILDERS or (
         name.startswith(KERAS_APPLICATIONS + ".") and name.rsplit(".", 1)[-1][:1].isupper()))
 

@@ -57,11 +57,18 @@ class ModelInLoopWithoutClearSession(Rule):
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
         self._reach_places: set[int] = set()  # loops and handlers reported through a call
+        self._layers: set[int] = set()  # model builds called at once as a layer
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
+        if isinstance(node.func, cst.Call):
+            self._layers.add(id(node.func))  # `block(...)(x)`: visited before the call it makes
         if context.in_traced_function or not context.keras.is_model_build(node):
             self._through_call(node)  # a function that builds one, called per iteration/request
+            return
+        if id(node) in self._layers or context.keras.is_view_model(node):
+            # Called on a tensor where it is built, the model is a block of the model being
+            # built (a residual block per level); a view over a model's tensors has no weights.
             return
         loops = context.loops_running(node)
         if not loops:

@@ -7,7 +7,7 @@ import dataclasses
 import libcst as cst
 
 from tf_memlint.context import AT_POINT, STATIC
-from tf_memlint.evidence import ONCE_HERE, evidence_at
+from tf_memlint.evidence import ONCE_HERE, PER_ITEM, Repetition, evidence_at, one_sample, repetition_of_loops
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.events import BATCH, REQUEST, user_paced
 from tf_memlint.facts.functions import PREDICT, Witness
@@ -105,7 +105,9 @@ class PredictInLoop(Rule):
             return  # one call per batch of a batching iterator: the forward pass dominates
         model = code_of(func.value)
         self.report(node, f"{model}.predict() in a loop pays its set-up cost on every call; call "
-                          f"{model}(x, training=False) in the loop, or predict once on the whole batch")
+                          f"{model}(x, training=False) in the loop, or predict once on the whole batch",
+                    repetition=_one_sample_per_item(context, node, loops))
+
 
     def _exempt_loops(self, node: cst.Call, loops: list, through_call: bool) -> bool:
         """The exemptions of a predict run by ``loops``, on every path: few iterations, a person's
@@ -242,19 +244,36 @@ def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
     return _is_batching(context, loop.iter, 0)
 
 
+def _one_sample_per_item(context, call: cst.Call, loops: list) -> Repetition | None:
+    """A loop inferred to run per item of some data (``range(len(series) - window)``, a list
+    named ``images``) that predicts on one sample per iteration: the payload confirms what the
+    loop's name suggests, so the repetition counts as known."""
+    repetition = repetition_of_loops(context, loops)
+    if repetition.kind != PER_ITEM or repetition.known or not one_sample(context, call.args[0].value):
+        return None
+    return dataclasses.replace(repetition, known=True, basis=f"{repetition.basis}; one sample per call")
+
+
 def _is_next(expr) -> bool:
     return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "next" \
         and len(expr.args) == 1
 
 
-def _is_batching(context, expr, depth: int) -> bool:
-    if depth > 4 or expr is None:
+def _is_batching(context, expr, depth: int, earlier: tuple | None = None) -> bool:
+    """``expr`` yields whole batches when iterated. ``earlier``: (name, the values bound to it
+    before the one being read), so that ``ds = ds.map(f)`` reads the ``ds`` bound before it."""
+    if depth > 8 or expr is None:
         return False
     if isinstance(expr, cst.Name):
-        value = context.value_of(expr, AT_POINT)
-        if value is not None:
-            return _is_batching(context, value, depth + 1)
-        return _parameter_is_batching(context, expr.value, depth)
+        if earlier is not None and expr.value == earlier[0]:
+            name, values = earlier
+            return bool(values) and _is_batching(context, values[-1], depth + 1, (name, values[:-1]))
+        found = context.binding(expr.value, AT_POINT)
+        if found is None or found.value is None or found.unpacked:
+            return _parameter_is_batching(context, expr.value, depth)
+        values = found.scope.assignments.get(expr.value, [])
+        index = next((i for i, v in enumerate(values) if v is found.value), 0)
+        return _is_batching(context, found.value, depth + 1, (expr.value, values[:index]))
     if not isinstance(expr, cst.Call):
         return False
     func = expr.func
@@ -266,10 +285,12 @@ def _is_batching(context, expr, depth: int) -> bool:
         if func.attr.value in _BATCHING_METHODS:
             return True
         if func.attr.value in _PASSING_METHODS:
-            return _is_batching(context, func.value, depth + 1)
+            return _is_batching(context, func.value, depth + 1, earlier)
     if isinstance(func, cst.Name) and func.value == "iter" and expr.args:
-        return _is_batching(context, expr.args[0].value, depth + 1)  # next(iter(dataset))
+        return _is_batching(context, expr.args[0].value, depth + 1, earlier)  # next(iter(dataset))
     if isinstance(func, cst.Name):
+        if func.value in context.keras.sequence_classes:
+            return True  # a keras.utils.Sequence yields one batch per item, by its contract
         definition = context.functions.definition(func.value)
         if definition is not None:  # a local generator that yields lists filled up to batch_size
             inner = context.nodes_in(definition.body, into_functions=True)

@@ -421,7 +421,7 @@ class FunctionFacts:
     def _builds_model(self, call: cst.Call, name: str | None) -> bool:
         keras = self.context.keras
         if name is not None:
-            return keras.is_model_build(call)
+            return keras.is_model_build(call) and not keras.is_view_model(call)
         return isinstance(call.func, cst.Name) and call.func.value in keras.model_classes
 
     def project_summary(self, call: cst.Call, where: cst.CSTNode | None = None) -> dict[str, Witness] | None:

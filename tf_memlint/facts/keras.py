@@ -14,7 +14,7 @@ import libcst as cst
 from tf_memlint.facts.base import any_call
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import STORING_METHODS, Kind, dotted_name, target_names
+from tf_memlint.syntax import STORING_METHODS, Kind, code_of, dotted_name, target_names
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -23,6 +23,7 @@ GRADIENT_TAPE = "tensorflow.GradientTape"
 TAPE_NAME = re.compile(r"^(g?tape|tape_\w+|\w+_tape)$").search
 KERAS_BASE_CLASSES = frozenset({"keras.Model", "keras.layers.Layer", "keras.Sequential"})
 KERAS_MODEL_BASES = frozenset({"keras.Model", "keras.Sequential"})
+KERAS_SEQUENCE_BASES = frozenset({"keras.utils.Sequence", "keras.utils.data_utils.Sequence", "keras.utils.PyDataset"})
 KERAS_MODEL_BUILDERS = frozenset({
     "keras.Sequential", "keras.Model", "keras.models.load_model", "keras.saving.load_model",
     "keras.models.clone_model", "keras.models.model_from_json", "keras.models.model_from_yaml",
@@ -84,6 +85,17 @@ def graph_mode_keras(calls: Iterable[CallNames]) -> bool:
                for imported, name, attribute in calls)
 
 
+# A functional model over the tensors of a model that exists (grad-CAM, a feature extractor,
+# ``Model(model.inputs, layer.output)``) adds no weights: building one per item keeps a small
+# wrapper, not a model. Read off the text of its inputs argument, so the stdlib-AST twin
+# (project.py) asks the same question of ``ast.unparse``.
+_OTHER_MODELS_INPUTS = re.compile(r"^\[?\s*[\w.]+\.inputs?\s*,?\s*\]?$")
+
+
+def is_view_inputs(name: str | None, inputs_text: str | None) -> bool:
+    return name == "keras.Model" and inputs_text is not None and bool(_OTHER_MODELS_INPUTS.match(inputs_text))
+
+
 class KerasFacts:
     def __init__(self, context: TFContext, classes: list[cst.ClassDef], calls: list) -> None:
         self.context = context
@@ -92,6 +104,7 @@ class KerasFacts:
         self._era_elsewhere: bool | None = None  # era_is_elsewhere, once
         self.layer_classes = context.subclasses_of(classes, KERAS_BASE_CLASSES)  # layers and models
         self.model_classes = context.subclasses_of(classes, KERAS_MODEL_BASES)
+        self.sequence_classes = context.subclasses_of(classes, KERAS_SEQUENCE_BASES)  # yield batches
         self._facts: dict[tuple[int, str], bool] = {}
         self._changing: dict[int, set[str]] = {}
 
@@ -223,6 +236,12 @@ class KerasFacts:
         return False
 
     # Keras models --------------------------------------------------------------------------
+    def is_view_model(self, call: cst.Call) -> bool:
+        """``keras.Model(model.inputs, ...)``: a view over another model's tensors (no weights)."""
+        inputs = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "inputs"),
+                      call.args[0].value if call.args and call.args[0].keyword is None else None)
+        return inputs is not None and is_view_inputs(self.context.call_name(call), code_of(inputs))
+
     def is_model_build(self, node: cst.CSTNode, _depth: int = 0) -> bool:
         """A call that builds or loads a Keras model: ``keras.Sequential``, ``keras.Model``,
         ``load_model``, ``clone_model``, ``keras.applications.ResNet50``, a ``keras.Model``

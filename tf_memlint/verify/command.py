@@ -174,9 +174,12 @@ def run(argv: list[str]) -> int:
     if args.update_pages:
         _update_pages(results, args)
     if args.costs:
-        from .report import unit_costs
+        from .report import merged_costs, unit_costs
 
-        args.costs.write_text(json.dumps(unit_costs(results, cmd), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        table = unit_costs(results, cmd)
+        if args.codes and args.costs.exists():
+            table = merged_costs(json.loads(args.costs.read_text(encoding="utf-8")), table)
+        args.costs.write_text(json.dumps(table, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         print(f"tf-memlint verify: unit costs written to {args.costs}", file=sys.stderr)
     return 0 if all(r.as_expected for r in results) else 1
 

@@ -499,3 +499,13 @@ def unit_costs(results: list[ClaimResult], command: str = "") -> dict:
                                          "value": value, "quoted": _human(value, c.unit)}
     return {"command": command, "tensorflow": tf_version(results), "machine": machine(),
             "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "rules": rules}
+
+
+def merged_costs(table: dict, partial: dict) -> dict:
+    """``table`` with the rules a run of some claims measured replaced by ``partial``'s figures;
+    each replaced rule keeps the command, date and TensorFlow of its own run."""
+    rules = dict(table.get("rules", {}))
+    for code, cost in partial["rules"].items():
+        rules[code] = {**cost, "command": partial["command"], "date": partial["date"],
+                       "tensorflow": partial["tensorflow"]}
+    return {**table, "rules": rules}
