@@ -68,7 +68,8 @@ def test_fixture_pair(bad, tmp_path):
     ast.parse(fixed)
     cst.parse_module(fixed)
     after = _findings(work, code)
-    assert applied >= 1 and len(after) == len(before) - applied  # each fix removed its finding
+    # each fix removed its finding, and may remove more (a helper fixed once for all its callers)
+    assert applied >= 1 and len(after) <= len(before) - applied
     if bad.name.startswith("bad_measured"):
         assert after == []  # the measured fixtures: the rule is silent after the fix
     assert _apply(work, code) == fixed  # idempotent: a second --fix changes nothing

@@ -176,14 +176,21 @@ def keras_spelling(module: cst.Module) -> Optional[str]:
     return f"{tf_name}.keras" if tf_name else None
 
 
+# Modules whose ``constant`` and dtypes are TensorFlow's own (tf.compat.v1.constant takes the same
+# value and dtype arguments)
+_TENSORFLOW_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2")
+
+
 def tensorflow_spelling(module: cst.Module) -> Optional[str]:
-    """The name ``import tensorflow as <name>`` (or ``import tensorflow``) binds at top level."""
+    """The name ``import tensorflow as <name>`` (or ``import tensorflow``, or ``import
+    tensorflow.compat.v1 as <name>``) binds at top level."""
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        if _dotted(alias.name) == "tensorflow":
+                        dotted = _dotted(alias.name)
+                        if dotted == "tensorflow" or dotted in _TENSORFLOW_MODULES and alias.asname is not None:
                             return _bound(alias)
     return None
 
