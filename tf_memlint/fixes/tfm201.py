@@ -1,11 +1,25 @@
-"""TFM201: ``sess = tf.compat.v1.Session(...)`` in a loop's body as ``with ... as sess:`` around
-the rest of that body.
+"""TFM201: a session closed where its use ends.
 
-Unsafe: the session is closed at the end of the ``with`` block, that is before the next
-iteration. Whatever keeps it past the block (a list of sessions, an attribute, code after the
-loop) then holds a closed session, and ``run()`` on it raises. Offered only for a session bound
-to a plain name (or not bound at all) by a statement of its own directly in a loop's body, with
-statements after it in that body (the ones that use it).
+- ``sess = tf.compat.v1.Session(...)`` in a loop's body: ``with ... as sess:`` around the rest of
+  that body, so it is closed before the next iteration.
+- An ``InteractiveSession``, which has no ``with`` form, made in a function or a loop's body:
+  closed at the end of that body, by ``try: <the rest of the body> finally: sess.close()`` (so
+  a ``return`` or an exception closes it too), or by ``sess.close()`` when nothing follows it.
+- An ``InteractiveSession`` at module level that a later session supersedes: ``sess.close()``
+  right before the statement that opens the next one.
+
+A session made without a name (``tf.compat.v1.InteractiveSession()`` alone on its line) is bound
+to ``session`` (or another unused name) so it can be closed.
+
+Unsafe: the session is closed. Whatever keeps it past that point (a list of sessions, an
+attribute, code after the loop or after the call) then holds a closed session, and ``run()`` on
+it raises; an ``InteractiveSession`` also stops being the default session there, so a later
+``tensor.eval()`` or ``op.run()`` without a session raises instead of using it. Offered only for a
+session bound to a plain name (or to none) by a statement of its own; for a with block, with
+statements after it in the loop's body; for a close, when the name is used only where the session
+is still open, as ``sess.<method>`` or ``session=sess``, and read by no nested function. Not
+offered for a session stored, kept on an object, or captured: there the code keeps it on purpose,
+and where its use ends is not in this scope.
 """
 
 from __future__ import annotations
@@ -14,15 +28,18 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import UNSAFE, Edit, Site, index_in, replace_body
+from tf_memlint.fixes.base import UNSAFE, Edit, Site, index_in, names_in, replace_body, statement
 from tf_memlint.rule import Diagnostic
+from tf_memlint.syntax import code_of
 
 CODE = "TFM201"
 APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
+_SESSIONS = ("Session", "InteractiveSession")
+_WHY = "the session is closed where its use in this scope ends; whatever keeps it holds a closed session"
 
 
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
-    call = site.find(finding.line, finding.col, lambda n: isinstance(n, cst.Call))
+    call = site.find(finding.line, finding.col, _is_session)
     if call is None:
         return None
     line = site.statement_of(call)
@@ -31,18 +48,39 @@ def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
     small = line.body[0]
     if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
             and isinstance(small.targets[0].target, cst.Name):
-        asname = cst.AsName(name=small.targets[0].target)
+        name: Optional[str] = small.targets[0].target.value
     elif isinstance(small, cst.Expr) and small.value is call:
-        asname = None
+        name = None
     else:
         return None
     block = site.block_of(line)
+    if block is None:
+        return None
+    if not _interactive(call):
+        return _with_block(site, call, line, block, name)
+    if name is None:  # bind it to close it
+        name = _unused_name(site.module)
+        bound = line.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=call)])
+    else:
+        bound = line
+    if block is site.module:
+        return _closed_before_the_next(site, call, line, bound, name)
+    owner = site.parents.get(block)
+    if isinstance(owner, (cst.For, cst.While)) and owner.body is block or isinstance(owner, cst.FunctionDef):
+        return _closed_at_the_end(site, line, bound, block, name)
+    return None
+
+
+def _with_block(site: Site, call: cst.Call, line: cst.SimpleStatementLine, block: cst.CSTNode,
+                name: Optional[str]) -> Optional[Edit]:
+    """``with <call> as name:`` around the rest of the loop's body."""
     if not (isinstance(block, cst.IndentedBlock) and isinstance(site.parents.get(block), (cst.For, cst.While))):
         return None
     index = index_in(block, line)
     rest = list(block.body[index + 1:])
     if not rest:
         return None
+    asname = cst.AsName(name=cst.Name(name)) if name is not None else None
     opened = cst.With(
         items=[cst.WithItem(item=call, asname=asname)],
         body=cst.IndentedBlock(body=rest),
@@ -52,3 +90,119 @@ def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
         opened = opened.with_changes(body=opened.body.with_changes(header=line.trailing_whitespace))
     return Edit(replace_body(site.module, block, [*block.body[:index], opened]), UNSAFE,
                 "the session is closed at the end of the block; whatever keeps it holds a closed session")
+
+
+def _closed_at_the_end(site: Site, line: cst.SimpleStatementLine, bound: cst.SimpleStatementLine,
+                       block: cst.IndentedBlock, name: str) -> Optional[Edit]:
+    """The rest of the function's (or loop's) body in ``try:``, the session closed in ``finally:``."""
+    index = index_in(block, line)
+    rest = list(block.body[index + 1:])
+    scope = next((n for n in site.ancestors(block) if isinstance(n, (cst.FunctionDef, cst.Module))), site.module)
+    inside = [n for s in rest for n in _uses(s, name)]
+    if len(inside) != len(_uses(scope, name)) - (bound is line):  # the binding is a use of its own
+        return None  # used elsewhere in the scope: after the loop, or before it
+    if not _only_while_open(site, inside, scope) or _rebinds(rest, name):
+        return None
+    close = statement(f"{name}.close()\n", site.module)
+    if rest:
+        closing: list[cst.BaseStatement] = [cst.Try(
+            body=cst.IndentedBlock(body=[rest[0].with_changes(leading_lines=[]), *rest[1:]]),
+            finalbody=cst.Finally(body=cst.IndentedBlock(body=[close])),
+            leading_lines=rest[0].leading_lines,
+        )]
+    else:
+        closing = [close]
+    return Edit(replace_body(site.module, block, [*block.body[:index], bound, *closing]), UNSAFE, _WHY)
+
+
+def _closed_before_the_next(site: Site, call: cst.Call, line: cst.SimpleStatementLine,
+                            bound: cst.SimpleStatementLine, name: str) -> Optional[Edit]:
+    """``name.close()`` before the top-level statement that opens the next session."""
+    module = site.module
+    start = index_in(module, line)
+    following = next((i for i in range(start + 1, len(module.body))
+                      if any(_is_session(n) for n in _calls(module.body[i]))), None)
+    if following is None or isinstance(module.body[following], (cst.FunctionDef, cst.ClassDef)):
+        return None  # no later session opened at module level (one in a def runs when it is called)
+    nxt = module.body[following]
+    rebound = isinstance(nxt, cst.SimpleStatementLine) and len(nxt.body) == 1 \
+        and isinstance(nxt.body[0], cst.Assign) and any(
+            isinstance(t.target, cst.Name) and t.target.value == name for t in nxt.body[0].targets)
+    between = [n for s in module.body[start + 1:following] for n in _uses(s, name)]
+    if not rebound:  # the name still holds the closed session afterwards: nothing may read it
+        if len(between) != len(_uses(module, name)) - (bound is line):
+            return None
+    elif any(_uses(s, name) for s in module.body[:start]):
+        return None  # a function defined earlier reads it: it may run while it is open or after
+    if not _only_while_open(site, between, module) or _rebinds(module.body[start + 1:following], name):
+        return None
+    close = statement(f"{name}.close()\n", module).with_changes(leading_lines=nxt.leading_lines)
+    body = [*module.body[:start], bound, *module.body[start + 1:following], close,
+            nxt.with_changes(leading_lines=[]), *module.body[following + 1:]]
+    return Edit(module.with_changes(body=body), UNSAFE, _WHY)
+
+
+def _only_while_open(site: Site, uses: list[cst.Name], scope: cst.CSTNode) -> bool:
+    """Every use calls or reads the session (``sess.run(...)``) or lends it to a call
+    (``t.eval(session=sess)``), outside any nested function or lambda (which may run later)."""
+    for use in uses:
+        for ancestor in site.ancestors(use):
+            if ancestor is scope:
+                break
+            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+        parent = site.parents.get(use)
+        if isinstance(parent, cst.Attribute) and parent.value is use and parent.attr.value != "as_default":
+            continue
+        if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "session":
+            continue
+        return False
+    return True
+
+
+def _rebinds(statements, name: str) -> bool:
+    from tf_memlint.fixes.base import bound_in
+
+    return any(name in bound_in(s) for s in statements)
+
+
+def _uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
+    """The Name nodes ``name`` under ``node`` (not an attribute's name after a dot)."""
+    found: list[cst.Name] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+        def visit_Name(self, visited: cst.Name) -> None:
+            if visited.value == name:
+                found.append(visited)
+
+    node.visit(Collect())
+    return found
+
+
+def _calls(node: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(Collect())
+    return found
+
+
+def _is_session(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and code_of(node.func).split(".")[-1] in _SESSIONS
+
+
+def _interactive(call: cst.Call) -> bool:
+    return code_of(call.func).split(".")[-1] == "InteractiveSession"
+
+
+def _unused_name(module: cst.Module) -> str:
+    taken = names_in(module)
+    candidates = ["session", "interactive_session"] + [f"interactive_session_{i}" for i in range(2, 100)]
+    return next(candidate for candidate in candidates if candidate not in taken)
