@@ -82,6 +82,18 @@ def replace_body(module: cst.Module, block: cst.CSTNode, body: Sequence[cst.Base
     return module.deep_replace(block, block.with_changes(body=list(body)))
 
 
+def replace_nodes(module: cst.Module, replacements: dict[cst.CSTNode, cst.CSTNode]) -> cst.Module:
+    """The module with each original node (a key) replaced by its value, in one pass (a second
+    ``deep_replace`` would no longer find the nodes the first one rebuilt). The nodes must not
+    contain one another."""
+
+    class Replace(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):
+            return replacements.get(original_node, updated_node)
+
+    return module.visit(Replace())
+
+
 def index_in(block: cst.CSTNode, statement: cst.CSTNode) -> int:
     return next(i for i, s in enumerate(block.body) if s is statement)
 

@@ -24,11 +24,12 @@ and where its use ends is not in this scope.
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import UNSAFE, Edit, Site, index_in, names_in, replace_body, statement
+from tf_memlint.fixes.base import UNSAFE, Edit, Site, index_in, names_in, replace_body, replace_nodes, statement
 from tf_memlint.rule import Diagnostic
 from tf_memlint.syntax import code_of
 
@@ -41,11 +42,15 @@ _WHY = "the session is closed where its use in this scope ends; whatever keeps i
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
     call = site.find(finding.line, finding.col, _is_session)
     if call is None:
-        return None
+        return _owner_reached(site, finding)
     line = site.statement_of(call)
     if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
         return None
     small = line.body[0]
+    if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
+            and _self_attribute(small.targets[0].target) is not None:
+        cls = _class_of(site, line)
+        return None if cls is None else _closed_with_its_owner(site, cls, _self_attribute(small.targets[0].target))
     if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
             and isinstance(small.targets[0].target, cst.Name):
         name: Optional[str] = small.targets[0].target.value
@@ -140,6 +145,127 @@ def _closed_before_the_next(site: Site, call: cst.Call, line: cst.SimpleStatemen
     body = [*module.body[:start], bound, *module.body[start + 1:following], close,
             nxt.with_changes(leading_lines=[]), *module.body[following + 1:]]
     return Edit(module.with_changes(body=body), UNSAFE, _WHY)
+
+
+# "(calls tf.InteractiveSession() via Autoencoder(), line 7)": the class whose __init__ opens it
+_REACHED = re.compile(r"\(calls [\w.]+\(\) via (?P<owner>\w+)\(\), line (?P<line>\d+)\)")
+
+
+def _owner_reached(site: Site, finding: Diagnostic) -> Optional[Edit]:
+    """A finding at ``Owner(...)`` per iteration, whose ``__init__`` keeps a session on self."""
+    reached = _REACHED.search(finding.message)
+    if reached is None:
+        return None
+    line = int(reached.group("line"))
+    init = next((n for n in site.positions if isinstance(n, cst.FunctionDef) and n.name.value == "__init__"
+                 and line in (site.line_of(n), site.line_of(n.name))), None)
+    cls = _class_of(site, init) if init is not None else None
+    if cls is None or cls.name.value != reached.group("owner"):
+        return None
+    kept = [_self_attribute(n.targets[0].target) for n in _every(init, cst.Assign)
+            if len(n.targets) == 1 and _self_attribute(n.targets[0].target) is not None and _is_session(n.value)]
+    return _closed_with_its_owner(site, cls, kept[0]) if len(kept) == 1 else None
+
+
+def _closed_with_its_owner(site: Site, cls: cst.ClassDef, attribute: str) -> Optional[Edit]:
+    """A session kept on ``self.<attribute>`` by objects made only as temporaries
+    (``Autoencoder(h).fit(data)``): the class gets ``close()``, which closes the session, and each
+    such statement becomes ``autoencoder = Autoencoder(h)`` and ``try: autoencoder.fit(data)
+    finally: autoencoder.close()``. Not offered when any object of the class is kept (bound,
+    stored, returned: its last use is not in sight), when the class has bases (one may define
+    ``close``) or a member named ``close``, or when it is made nowhere in this module."""
+    if cls.bases or "close" in _members(cls) or site.block_of(cls) is not site.module:
+        return None
+    made = [n for n in _calls(site.module) if isinstance(n.func, cst.Name) and n.func.value == cls.name.value]
+    if not made:
+        return None
+    statements = []
+    for construction in made:
+        used = site.parents.get(construction)
+        outer = site.parents.get(used) if isinstance(used, cst.Attribute) and used.value is construction else None
+        line = site.statement_of(construction)
+        if not (isinstance(outer, cst.Call) and outer.func is used and isinstance(line, cst.SimpleStatementLine)
+                and len(line.body) == 1 and _temporary_use(line.body[0], outer)
+                and isinstance(site.block_of(line), (cst.IndentedBlock, cst.Module))):
+            return None  # the object is kept, or used where a statement cannot be split
+        statements.append((line, construction, used, outer))
+    module = site.module
+    instance = _snake(cls.name.value)
+    if instance in names_in(module) or len({id(site.block_of(s[0])) for s in statements}) != len(statements):
+        return None
+    replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+    for line, construction, used, outer in statements:
+        block = site.block_of(line)
+        made_line = statement(f"{instance} = {module.code_for_node(construction)}\n", module)
+        use_line = line.deep_replace(used, used.with_changes(value=cst.Name(instance)))
+        closing = cst.Try(body=cst.IndentedBlock(body=[use_line.with_changes(leading_lines=[])]),
+                          finalbody=cst.Finally(body=cst.IndentedBlock(
+                              body=[statement(f"{instance}.close()\n", module)])))
+        index = index_in(block, line)
+        replaced = [*block.body[:index], made_line.with_changes(leading_lines=line.leading_lines), closing,
+                    *block.body[index + 1:]]
+        replacements[block] = block.with_changes(body=replaced)
+    if any(any(a is cls for a in site.ancestors(block)) for block in replacements):
+        return None  # made inside its own class
+    method = cst.parse_statement(f"def close(self):\n    self.{attribute}.close()\n",
+                                 config=module.config_for_parsing)
+    method = method.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    replacements[cls] = cls.with_changes(body=cls.body.with_changes(body=[*cls.body.body, method]))
+    if site.module in replacements:
+        return None  # made at module level, where the class is too: one block, rebuilt twice
+    return Edit(replace_nodes(module, replacements), UNSAFE, "each object's session is closed after the statement that uses the object")
+
+
+def _temporary_use(small: cst.BaseSmallStatement, outer: cst.Call) -> bool:
+    """``Owner(...).method(...)`` alone, or bound to a name: nothing keeps the object."""
+    return isinstance(small, cst.Expr) and small.value is outer or isinstance(small, cst.Assign) \
+        and small.value is outer and all(isinstance(t.target, cst.Name) for t in small.targets)
+
+
+def _members(cls: cst.ClassDef) -> set[str]:
+    found: set[str] = set()
+    for member in cls.body.body if isinstance(cls.body, cst.IndentedBlock) else []:
+        if isinstance(member, cst.FunctionDef):
+            found.add(member.name.value)
+        elif isinstance(member, cst.SimpleStatementLine):
+            for small in member.body:
+                if isinstance(small, cst.Assign):
+                    found |= {t.target.value for t in small.targets if isinstance(t.target, cst.Name)}
+    return found
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _class_of(site: Site, node: cst.CSTNode) -> Optional[cst.ClassDef]:
+    """The class whose method holds ``node``."""
+    function = node if isinstance(node, cst.FunctionDef) else next(
+        (n for n in site.ancestors(node) if isinstance(n, cst.FunctionDef)), None)
+    if function is None:
+        return None
+    block = site.parents.get(function)
+    cls = site.parents.get(block)
+    return cls if isinstance(cls, cst.ClassDef) else None
+
+
+def _self_attribute(expr: cst.BaseExpression) -> Optional[str]:
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return expr.attr.value
+    return None
+
+
+def _every(node: cst.CSTNode, kind: type) -> list:
+    found: list = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, visited: cst.CSTNode) -> bool:
+            if isinstance(visited, kind):
+                found.append(visited)
+            return True
+
+    node.visit(Collect())
+    return found
 
 
 def _only_while_open(site: Site, uses: list[cst.Name], scope: cst.CSTNode) -> bool:

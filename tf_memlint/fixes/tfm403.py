@@ -14,9 +14,10 @@ a threaded server runs at the same time): its line ``model = keras.models.load_m
 moves to module level, just before the function, as ``<FUNCTION>_MODEL = ...``, and the handler
 binds ``model`` to it. Unsafe: the model is loaded once, at import (a missing file fails then, a
 file replaced on disk is not read again), and shared by every request. Offered only when the
-call reads nothing the function binds or takes, only names bound before the function, and the
-handler only calls or reads the model (``compile``, ``fit``, ``set_weights``... would carry over
-from one request to the next).
+call's arguments are literals (or module-level names bound once to one before the function: a
+path read from the request is per request), its builder is named at module level before the
+function, and the handler only calls or reads the model (``compile``, ``fit``,
+``set_weights``... would carry over from one request to the next).
 """
 
 from __future__ import annotations
@@ -90,9 +91,11 @@ def _loaded_once(site: Site, call: cst.Call) -> Optional[Edit]:
     local = bound_in(function.body) | _parameters(function)
     before = site.module.body[:index_in(site.module, function)]
     known = bound_in(cst.Module(body=before)) | _imported(before) | _BUILTINS
-    free = _free_names(call)
-    if free & local or not free <= known:
-        return None  # the load depends on the call's own values, or on names bound later
+    builder = _free_names(call.func)
+    if builder & local or not builder <= known:
+        return None  # the loader or builder is the function's own, or bound later
+    if not all(_constant(a.value, _constants(before)) for a in call.args):
+        return None  # the load depends on a value of this call or of this request (a path from it)
     if _declared(function, name) or sum(1 for n in _names(function.body) if n.value == name and
                                         _is_store(site, n)) != 1 or not _only_read(site, function, name):
         return None
@@ -106,6 +109,30 @@ def _loaded_once(site: Site, call: cst.Call) -> Optional[Edit]:
             *site.module.body[index + 1:]]
     return Edit(site.module.with_changes(body=body), UNSAFE,
                 "loaded once at import and shared by every request")
+
+
+def _constants(statements) -> set[str]:
+    """Names the statements bind once, each to a literal (``MODEL_PATH = "m.h5"``)."""
+    values: dict[str, list] = {}
+    for line in statements:
+        for name in bound_in(line):
+            values.setdefault(name, []).append(None)
+        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Assign):
+            assign = line.body[0]
+            if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+                values[assign.targets[0].target.value][-1] = assign.value
+    return {name for name, bound in values.items() if len(bound) == 1 and _constant(bound[0], set())}
+
+
+def _constant(expr, constants: set[str]) -> bool:
+    """A literal (strings, numbers, True/False/None, tuples and lists of them) or a name in ``constants``."""
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None") or expr.value in constants
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(_constant(e.value, constants) for e in expr.elements)
+    return False
 
 
 def _parameters(function: cst.FunctionDef) -> set[str]:
