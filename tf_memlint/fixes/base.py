@@ -152,6 +152,47 @@ def bound_in(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def nodes_of(node: cst.CSTNode, kind: type) -> list:
+    """Every node of type ``kind`` under ``node`` (``node`` included), nested functions too."""
+    found: list = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, visited: cst.CSTNode) -> bool:
+            if isinstance(visited, kind):
+                found.append(visited)
+            return True
+
+    node.visit(Collect())
+    return found
+
+
+def parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return {p.name.value for p in every}
+
+
+def self_attribute(expr: cst.BaseExpression) -> Optional[str]:
+    """``x`` for ``self.x``."""
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return expr.attr.value
+    return None
+
+
+def imported_names(statements: Sequence[cst.CSTNode]) -> set[str]:
+    """The names the top-level imports among ``statements`` bind (``tf``, ``GradientTape``)."""
+    found: set[str] = set()
+    for line in statements:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    found.add(_bound(alias))
+    return found
+
+
 def imports_before(site: Site, node: cst.CSTNode) -> cst.Module:
     """The module cut to the top-level statements before the one that holds ``node``: the imports a
     fix may use there (at module level, an import further down has not run yet)."""
@@ -202,7 +243,8 @@ def tensorflow_spelling(module: cst.Module) -> Optional[str]:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
                         dotted = _dotted(alias.name)
-                        if dotted == "tensorflow" or dotted in _TENSORFLOW_MODULES and alias.asname is not None:
+                        renamed = alias.asname is not None
+                        if dotted == "tensorflow" or dotted in _TENSORFLOW_MODULES and renamed:
                             return _bound(alias)
     return None
 

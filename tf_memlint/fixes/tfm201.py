@@ -29,7 +29,8 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import UNSAFE, Edit, Site, index_in, names_in, replace_body, replace_nodes, statement
+from tf_memlint.fixes.base import (UNSAFE, Edit, Site, bound_in, index_in, names_in, nodes_of, replace_body,
+                                   replace_nodes, self_attribute, statement)
 from tf_memlint.rule import Diagnostic
 from tf_memlint.syntax import code_of
 
@@ -48,9 +49,10 @@ def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
         return None
     small = line.body[0]
     if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
-            and _self_attribute(small.targets[0].target) is not None:
+            and self_attribute(small.targets[0].target) is not None:
         cls = _class_of(site, line)
-        return None if cls is None else _closed_with_its_owner(site, cls, _self_attribute(small.targets[0].target))
+        attribute = self_attribute(small.targets[0].target)
+        return None if cls is None else _closed_with_its_owner(site, cls, attribute)
     if isinstance(small, cst.Assign) and small.value is call and len(small.targets) == 1 \
             and isinstance(small.targets[0].target, cst.Name):
         name: Optional[str] = small.targets[0].target.value
@@ -162,8 +164,8 @@ def _owner_reached(site: Site, finding: Diagnostic) -> Optional[Edit]:
     cls = _class_of(site, init) if init is not None else None
     if cls is None or cls.name.value != reached.group("owner"):
         return None
-    kept = [_self_attribute(n.targets[0].target) for n in _every(init, cst.Assign)
-            if len(n.targets) == 1 and _self_attribute(n.targets[0].target) is not None and _is_session(n.value)]
+    kept = [self_attribute(n.targets[0].target) for n in nodes_of(init, cst.Assign)
+            if len(n.targets) == 1 and self_attribute(n.targets[0].target) and _is_session(n.value)]
     return _closed_with_its_owner(site, cls, kept[0]) if len(kept) == 1 else None
 
 
@@ -182,7 +184,8 @@ def _closed_with_its_owner(site: Site, cls: cst.ClassDef, attribute: str) -> Opt
     statements = []
     for construction in made:
         used = site.parents.get(construction)
-        outer = site.parents.get(used) if isinstance(used, cst.Attribute) and used.value is construction else None
+        method = isinstance(used, cst.Attribute) and used.value is construction
+        outer = site.parents.get(used) if method else None
         line = site.statement_of(construction)
         if not (isinstance(outer, cst.Call) and outer.func is used and isinstance(line, cst.SimpleStatementLine)
                 and len(line.body) == 1 and _temporary_use(line.body[0], outer)
@@ -191,8 +194,9 @@ def _closed_with_its_owner(site: Site, cls: cst.ClassDef, attribute: str) -> Opt
         statements.append((line, construction, used, outer))
     module = site.module
     instance = _snake(cls.name.value)
-    if instance in names_in(module) or len({id(site.block_of(s[0])) for s in statements}) != len(statements):
-        return None
+    blocks = {id(site.block_of(line)) for line, *_ in statements}
+    if instance in names_in(module) or len(blocks) != len(statements):
+        return None  # the name is taken, or two objects are made in one block
     replacements: dict[cst.CSTNode, cst.CSTNode] = {}
     for line, construction, used, outer in statements:
         block = site.block_of(line)
@@ -213,13 +217,14 @@ def _closed_with_its_owner(site: Site, cls: cst.ClassDef, attribute: str) -> Opt
     replacements[cls] = cls.with_changes(body=cls.body.with_changes(body=[*cls.body.body, method]))
     if site.module in replacements:
         return None  # made at module level, where the class is too: one block, rebuilt twice
-    return Edit(replace_nodes(module, replacements), UNSAFE, "each object's session is closed after the statement that uses the object")
+    return Edit(replace_nodes(module, replacements), UNSAFE,
+                "each object's session is closed after the statement that uses the object")
 
 
 def _temporary_use(small: cst.BaseSmallStatement, outer: cst.Call) -> bool:
-    """``Owner(...).method(...)`` alone, or bound to a name: nothing keeps the object."""
-    return isinstance(small, cst.Expr) and small.value is outer or isinstance(small, cst.Assign) \
-        and small.value is outer and all(isinstance(t.target, cst.Name) for t in small.targets)
+    """``Owner(...).method(...)`` alone on its line: nothing keeps the object (a result kept,
+    ``x = Owner(...).fit(data)``, may be the object itself)."""
+    return isinstance(small, cst.Expr) and small.value is outer
 
 
 def _members(cls: cst.ClassDef) -> set[str]:
@@ -249,25 +254,6 @@ def _class_of(site: Site, node: cst.CSTNode) -> Optional[cst.ClassDef]:
     return cls if isinstance(cls, cst.ClassDef) else None
 
 
-def _self_attribute(expr: cst.BaseExpression) -> Optional[str]:
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return expr.attr.value
-    return None
-
-
-def _every(node: cst.CSTNode, kind: type) -> list:
-    found: list = []
-
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, visited: cst.CSTNode) -> bool:
-            if isinstance(visited, kind):
-                found.append(visited)
-            return True
-
-    node.visit(Collect())
-    return found
-
-
 def _only_while_open(site: Site, uses: list[cst.Name], scope: cst.CSTNode) -> bool:
     """Every use calls or reads the session (``sess.run(...)``) or lends it to a call
     (``t.eval(session=sess)``), outside any nested function or lambda (which may run later)."""
@@ -287,8 +273,6 @@ def _only_while_open(site: Site, uses: list[cst.Name], scope: cst.CSTNode) -> bo
 
 
 def _rebinds(statements, name: str) -> bool:
-    from tf_memlint.fixes.base import bound_in
-
     return any(name in bound_in(s) for s in statements)
 
 

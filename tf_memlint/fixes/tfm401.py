@@ -21,7 +21,8 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import SAFE, UNSAFE, Edit, Site, index_in, replace_body, statement
+from tf_memlint.fixes.base import (SAFE, UNSAFE, Edit, Site, imported_names, index_in, nodes_of, replace_body,
+                                   self_attribute, statement)
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM401"
@@ -70,13 +71,7 @@ def _self_attribute_bound(site: Site, call: cst.Call) -> Optional[str]:
     """``x`` for ``self.x = tf.GradientTape(persistent=True)``."""
     parent = site.parents.get(call)
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
-        return _self_attribute(parent.targets[0].target)
-    return None
-
-
-def _self_attribute(expr: cst.BaseExpression) -> Optional[str]:
-    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
-        return expr.attr.value
+        return self_attribute(parent.targets[0].target)
     return None
 
 
@@ -87,23 +82,24 @@ def _renewed_per_entry(site: Site, call: cst.Call, attribute: str) -> Optional[E
     creator = next((n for n in site.ancestors(call) if isinstance(n, cst.FunctionDef)), None)
     cls = site.parents.get(site.parents.get(creator)) if creator is not None else None
     if not isinstance(cls, cst.ClassDef) or not _constant_arguments(call) \
-            or _root(call.func) not in _imported_names(site.module):
+            or _root(call.func) not in imported_names(site.module.body):
         return None  # the constructor call cannot be repeated as it is in another method
     module = site.module
     renewed = 0
     for method in (s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s is not creator):
         if not isinstance(method.body, cst.IndentedBlock):
             continue
-        entries = [w for w in _nodes(method, cst.With)
-                   if any(_self_attribute(item.item) == attribute for item in w.items)]
+        entries = [w for w in nodes_of(method, cst.With)
+                   if any(self_attribute(item.item) == attribute for item in w.items)]
         if not entries:
             continue
         entry = entries[0]
         body = method.body.body
         if len(entries) > 1 or not any(s is entry for s in body):
-            return None  # entered twice, or under a loop or condition: a renewal could drop a recording still wanted
+            # entered twice, or under a loop or a condition: a renewal could drop a recording still wanted
+            return None
         index = index_in(method.body, entry)
-        if any(_self_attribute(n) == attribute for s in body[:index] for n in _nodes(s, cst.Attribute)):
+        if any(self_attribute(n) == attribute for s in body[:index] for n in nodes_of(s, cst.Attribute)):
             return None  # used before the entry (a watch): a new tape would lose it
         renewal = statement(f"self.{attribute} = {site.module.code_for_node(call)}\n", site.module)
         new_body = [*body[:index], renewal.with_changes(leading_lines=entry.leading_lines),
@@ -127,34 +123,6 @@ def _root(expr: cst.BaseExpression) -> Optional[str]:
     while isinstance(expr, cst.Attribute):
         expr = expr.value
     return expr.value if isinstance(expr, cst.Name) else None
-
-
-def _imported_names(module: cst.Module) -> set[str]:
-    """The names the module's top-level imports bind (``tf``, ``GradientTape``)."""
-    found: set[str] = set()
-    for line in module.body:
-        if isinstance(line, cst.SimpleStatementLine):
-            for small in line.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                    for alias in small.names:
-                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                            found.add(alias.asname.name.value)
-                        else:
-                            found.add(module.code_for_node(alias.name).split(".")[0])
-    return found
-
-
-def _nodes(node: cst.CSTNode, kind: type) -> list:
-    found: list = []
-
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, visited: cst.CSTNode) -> bool:
-            if isinstance(visited, kind):
-                found.append(visited)
-            return True
-
-    node.visit(Collect())
-    return found
 
 
 def _bound_name(site: Site, call: cst.Call) -> Optional[str]:

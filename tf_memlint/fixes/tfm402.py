@@ -13,7 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import UNSAFE, Edit, Site
+from tf_memlint.fixes.base import UNSAFE, Edit, Site, parameters
 from tf_memlint.rule import Diagnostic
 from tf_memlint.syntax import code_of
 
@@ -81,7 +81,8 @@ def _is_loss_object(expr: cst.BaseExpression) -> bool:
     for arg in expr.args:
         if arg.keyword is not None and arg.keyword.value == "reduction":
             reduction = arg.value
-            if not (isinstance(reduction, cst.SimpleString) and reduction.evaluated_value in _SCALAR_REDUCTIONS):
+            named = isinstance(reduction, cst.SimpleString) and reduction.evaluated_value
+            if named not in _SCALAR_REDUCTIONS:
                 return False
     return True
 
@@ -93,8 +94,9 @@ def _returns_scalar(site: Site, call: cst.Call, index: Optional[int], depth: int
         return False
     definition = next((s for s in site.module.body if isinstance(s, cst.FunctionDef)
                        and s.name.value == call.func.value), None)
-    if definition is None:
-        return False
+    if definition is None or any(code_of(d.decorator).split(".")[-1] != "function"
+                                 for d in definition.decorators):
+        return False  # a decorator other than tf.function may change what a call returns
     returns, yields = _returns_of(definition)
     if not returns or yields:
         return False
@@ -155,7 +157,7 @@ def _value_of(site: Site, name: str, at: cst.CSTNode):
     neither binds nor takes, the module's only binding of it; None when it is bound otherwise
     (a parameter, augmented, a loop or ``with`` target, starred) or not at all."""
     scope = next((n for n in site.ancestors(at) if isinstance(n, cst.FunctionDef)), site.module)
-    if isinstance(scope, cst.FunctionDef) and name in _parameters(scope):
+    if isinstance(scope, cst.FunctionDef) and name in parameters(scope):
         return None
     found = _bindings(site, name, scope)
     if found:
@@ -168,13 +170,6 @@ def _value_of(site: Site, name: str, at: cst.CSTNode):
     return None
 
 
-def _parameters(definition: cst.FunctionDef) -> set[str]:
-    params = definition.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return {p.name.value for p in every}
-
-
 def _bindings(site: Site, name: str, scope: cst.CSTNode) -> list[tuple[int, Optional[tuple]]]:
     """Every binding of ``name`` in ``scope``'s own code: (line, (value, index, node) or None)."""
     found: list[tuple[int, Optional[tuple]]] = []
@@ -184,7 +179,8 @@ def _bindings(site: Site, name: str, scope: cst.CSTNode) -> list[tuple[int, Opti
             for target in node.targets:
                 target = target.target
                 if isinstance(target, cst.Name) and target.value == name:
-                    found.append((site.line_of(node), (node.value, None, node) if len(node.targets) == 1 else None))
+                    value = (node.value, None, node) if len(node.targets) == 1 else None
+                    found.append((site.line_of(node), value))
                 elif isinstance(target, (cst.Tuple, cst.List)) and len(node.targets) == 1 and all(
                         isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement)
                         for e in target.elements) and name in _target_names(target):

@@ -27,8 +27,8 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import (UNSAFE, Edit, Site, bound_in, imports_before, index_in, keras_spelling,
-                                   replace_body, statement)
+from tf_memlint.fixes.base import (UNSAFE, Edit, Site, bound_in, imported_names, imports_before, index_in,
+                                   keras_spelling, nodes_of, parameters, replace_body, statement)
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM403"
@@ -88,9 +88,9 @@ def _loaded_once(site: Site, call: cst.Call) -> Optional[Edit]:
     function = site.parents.get(block) if isinstance(block, cst.IndentedBlock) else None
     if not isinstance(function, cst.FunctionDef) or site.block_of(function) is not site.module:
         return None  # only a module-level function's own body: the load runs once per call of it
-    local = bound_in(function.body) | _parameters(function)
+    local = bound_in(function.body) | parameters(function)
     before = site.module.body[:index_in(site.module, function)]
-    known = bound_in(cst.Module(body=before)) | _imported(before) | _BUILTINS
+    known = bound_in(cst.Module(body=before)) | imported_names(before) | _BUILTINS
     builder = _free_names(call.func)
     if builder & local or not builder <= known:
         return None  # the loader or builder is the function's own, or bound later
@@ -117,8 +117,8 @@ def _constants(statements) -> set[str]:
     for line in statements:
         for name in bound_in(line):
             values.setdefault(name, []).append(None)
-        if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Assign):
-            assign = line.body[0]
+        assign = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else None
+        if isinstance(assign, cst.Assign):
             if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
                 values[assign.targets[0].target.value][-1] = assign.value
     return {name for name, bound in values.items() if len(bound) == 1 and _constant(bound[0], set())}
@@ -133,27 +133,6 @@ def _constant(expr, constants: set[str]) -> bool:
     if isinstance(expr, (cst.Tuple, cst.List)):
         return all(_constant(e.value, constants) for e in expr.elements)
     return False
-
-
-def _parameters(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    every = [*params.posonly_params, *params.params, *params.kwonly_params]
-    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return {p.name.value for p in every}
-
-
-def _imported(statements) -> set[str]:
-    found: set[str] = set()
-    for line in statements:
-        if isinstance(line, cst.SimpleStatementLine):
-            for small in line.body:
-                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
-                    for alias in small.names:
-                        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                            found.add(alias.asname.name.value)
-                        else:
-                            found.add(cst.Module([]).code_for_node(alias.name).split(".")[0])
-    return found
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -199,26 +178,15 @@ def _free_names(expr: cst.CSTNode) -> set[str]:
 
 def _is_store(site: Site, name: cst.Name) -> bool:
     parent = site.parents.get(name)
-    return isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)) \
-        or isinstance(parent, cst.Element) and isinstance(site.parents.get(site.parents.get(parent)), cst.AssignTarget)
+    stores = (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.AsName, cst.NamedExpr)
+    return isinstance(parent, stores) or isinstance(parent, cst.Element) \
+        and isinstance(site.parents.get(site.parents.get(parent)), cst.AssignTarget)
 
 
 def _declared(function: cst.FunctionDef, name: str) -> bool:
     """``global name`` / ``nonlocal name`` in the function."""
-    return any(isinstance(n, (cst.Global, cst.Nonlocal)) and any(item.name.value == name for item in n.names)
-               for n in _every(function))
-
-
-def _every(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = []
-
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, visited: cst.CSTNode) -> bool:
-            found.append(visited)
-            return True
-
-    node.visit(Collect())
-    return found
+    declarations = nodes_of(function, (cst.Global, cst.Nonlocal))
+    return any(item.name.value == name for declaration in declarations for item in declaration.names)
 
 
 def _only_read(site: Site, function: cst.FunctionDef, name: str) -> bool:
