@@ -68,7 +68,8 @@ def test_fixture_pair(bad, tmp_path):
     ast.parse(fixed)
     cst.parse_module(fixed)
     after = _findings(work, code)
-    assert applied >= 1 and len(after) == len(before) - applied  # each fix removed its finding
+    # each fix removed its finding, and may remove more (a helper fixed once for all its callers)
+    assert applied >= 1 and len(after) <= len(before) - applied
     if bad.name.startswith("bad_measured"):
         assert after == []  # the measured fixtures: the rule is silent after the fix
     assert _apply(work, code) == fixed  # idempotent: a second --fix changes nothing
@@ -352,3 +353,139 @@ def test_a_file_that_cannot_be_fixed_is_named_and_the_others_are_fixed(project, 
     captured = capsys.readouterr()
     assert "+++ b/a.py" in captured.out and "b.py" not in captured.out
     assert "b.py: error: not fixed: TFM000 internal error: ValueError: a bug in a fix" in captured.err
+
+
+# -- where a rewrite would change what the code means, none is offered ------------------------
+
+def test_tfm201_closes_an_interactive_session_in_finally_and_never_with():
+    source = """import tensorflow.compat.v1 as tf
+
+
+def shells(xs):
+    for x in xs:
+        sess = tf.InteractiveSession()
+        print(sess.run(x))
+"""
+    text = _fixed(source, "TFM201").text
+    # InteractiveSession has no __enter__: a with block would raise
+    assert "with tf.InteractiveSession()" not in text
+    assert "        try:\n            print(sess.run(x))\n        finally:\n            sess.close()\n" in text
+
+
+def test_tfm201_leaves_a_session_used_after_the_loop_or_handed_on():
+    used_after = """import tensorflow.compat.v1 as tf
+
+
+def shells(xs):
+    for x in xs:
+        sess = tf.InteractiveSession()
+        sess.run(x)
+    return sess.run(xs[0])
+"""
+    handed_on = used_after.replace("    return sess.run(xs[0])\n", "").replace(
+        "        sess.run(x)\n", "        RUNNERS.append(Runner(sess))\n")
+    for source in (used_after, handed_on):
+        assert _fixed(source, "TFM201").text == source
+
+
+def test_tfm201_gives_no_close_method_to_a_class_whose_objects_are_kept():
+    source = """import tensorflow.compat.v1 as tf
+
+
+class Agent:
+    def __init__(self, graph):
+        self.sess = tf.InteractiveSession(graph=graph)
+
+
+def population(graphs):
+    agents = []
+    for g in graphs:
+        agents.append(Agent(g))
+    return agents
+"""
+    assert _fixed(source, "TFM201").text == source
+
+
+def test_tfm401_renews_no_tape_entered_under_a_loop_of_the_method():
+    source = """import tensorflow as tf
+
+
+class Accumulator:
+    def __init__(self):
+        self._tape = tf.GradientTape(persistent=True)
+
+    def step(self, batches, w):
+        loss = 0.0
+        for x in batches:
+            with self._tape:
+                loss += tf.reduce_sum(x * w)
+        return self._tape.gradient(loss, w)
+
+
+def run(batches, w):
+    acc = Accumulator()
+    for _ in range(100):
+        acc.step(batches, w)
+"""
+    # the tape records every micro-batch of one step: a new tape per `with` would lose them
+    assert "self._tape = tf.GradientTape" not in _fixed(source, "TFM401").text.split("def step", 1)[1]
+
+
+def test_tfm402_wraps_no_loss_object_that_keeps_one_loss_per_example():
+    source = """import tensorflow as tf
+
+loss_fn = tf.keras.losses.MeanSquaredError(reduction="none")
+
+
+def fit(dataset, model, optimizer):
+    losses = []
+    for x, y in dataset:
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        losses.append(loss)
+    return losses
+"""
+    assert "float(" not in _fixed(source, "TFM402").text
+    scalar = source.replace('reduction="none"', "")
+    assert "losses.append(float(loss))" in _fixed(scalar, "TFM402").text
+
+
+def test_tfm403_loads_once_only_what_does_not_depend_on_the_request_and_is_not_trained():
+    source = """from flask import Flask, request
+from tensorflow import keras
+
+app = Flask(__name__)
+
+
+@app.post("/classify")
+def classify():
+    model = keras.models.load_model({path})
+    {use}
+"""
+    hoisted = source.format(path='"classifier.h5"', use='return model(request.json["x"])')
+    text = _fixed(hoisted, "TFM403").text
+    assert 'CLASSIFY_MODEL = keras.models.load_model("classifier.h5")\n\n\n@app.post' in text
+    assert "    model = CLASSIFY_MODEL\n" in text
+    for path, use in (('request.json["path"]', 'return model(request.json["x"])'),  # per request
+                      ('"classifier.h5"', 'model.fit(request.json["x"], request.json["y"])')):  # trained
+        source_ = source.format(path=path, use=use)
+        assert _fixed(source_, "TFM403").text == source_
+
+
+def test_tfm404_in_a_helper_leaves_a_predict_given_its_batch_size():
+    source = """import numpy as np
+from tensorflow import keras
+
+model = keras.Sequential([keras.layers.Dense(2)])
+
+
+def score(x):
+    return model.predict(x, batch_size=256)
+
+
+def score_all(items):
+    for item in items:
+        score(item)
+"""
+    assert _fixed(source, "TFM404").text == source

@@ -82,6 +82,18 @@ def replace_body(module: cst.Module, block: cst.CSTNode, body: Sequence[cst.Base
     return module.deep_replace(block, block.with_changes(body=list(body)))
 
 
+def replace_nodes(module: cst.Module, replacements: dict[cst.CSTNode, cst.CSTNode]) -> cst.Module:
+    """The module with each original node (a key) replaced by its value, in one pass (a second
+    ``deep_replace`` would no longer find the nodes the first one rebuilt). The nodes must not
+    contain one another."""
+
+    class Replace(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):
+            return replacements.get(original_node, updated_node)
+
+    return module.visit(Replace())
+
+
 def index_in(block: cst.CSTNode, statement: cst.CSTNode) -> int:
     return next(i for i, s in enumerate(block.body) if s is statement)
 
@@ -140,6 +152,47 @@ def bound_in(node: cst.CSTNode) -> set[str]:
     return found
 
 
+def nodes_of(node: cst.CSTNode, kind: type) -> list:
+    """Every node of type ``kind`` under ``node`` (``node`` included), nested functions too."""
+    found: list = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, visited: cst.CSTNode) -> bool:
+            if isinstance(visited, kind):
+                found.append(visited)
+            return True
+
+    node.visit(Collect())
+    return found
+
+
+def parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    every += [p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return {p.name.value for p in every}
+
+
+def self_attribute(expr: cst.BaseExpression) -> Optional[str]:
+    """``x`` for ``self.x``."""
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        return expr.attr.value
+    return None
+
+
+def imported_names(statements: Sequence[cst.CSTNode]) -> set[str]:
+    """The names the top-level imports among ``statements`` bind (``tf``, ``GradientTape``)."""
+    found: set[str] = set()
+    for line in statements:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    found.add(_bound(alias))
+    return found
+
+
 def imports_before(site: Site, node: cst.CSTNode) -> cst.Module:
     """The module cut to the top-level statements before the one that holds ``node``: the imports a
     fix may use there (at module level, an import further down has not run yet)."""
@@ -176,14 +229,22 @@ def keras_spelling(module: cst.Module) -> Optional[str]:
     return f"{tf_name}.keras" if tf_name else None
 
 
+# Modules whose ``constant`` and dtypes are TensorFlow's own (tf.compat.v1.constant takes the same
+# value and dtype arguments)
+_TENSORFLOW_MODULES = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2")
+
+
 def tensorflow_spelling(module: cst.Module) -> Optional[str]:
-    """The name ``import tensorflow as <name>`` (or ``import tensorflow``) binds at top level."""
+    """The name ``import tensorflow as <name>`` (or ``import tensorflow``, or ``import
+    tensorflow.compat.v1 as <name>``) binds at top level."""
     for statement in module.body:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        if _dotted(alias.name) == "tensorflow":
+                        dotted = _dotted(alias.name)
+                        renamed = alias.asname is not None
+                        if dotted == "tensorflow" or dotted in _TENSORFLOW_MODULES and renamed:
                             return _bound(alias)
     return None
 

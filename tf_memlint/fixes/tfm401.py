@@ -5,6 +5,14 @@ only code that reads the scope by name without naming the tape (``locals()``, ``
 ``eval``, ``exec``, ``dir()`` later in the scope) can notice; there the fix is unsafe. Not offered
 when a nested function or class reads the name (``del`` would break the closure), when a use lies
 outside the block that binds the tape, or when that block is a one-line suite.
+
+A tape kept on the object (``self._tape = tf.GradientTape(persistent=True)``) and entered again
+by a method (``with self._tape:``) cannot be deleted: the next call enters it again. There the
+same constructor call is bound to ``self._tape`` right before that ``with`` (a new tape per
+entry, the previous one dropped with what it recorded). Unsafe: a gradient of an earlier
+entry's target taken later, from another method, is no longer possible. Offered only when the
+constructor's arguments are literals and its name is imported at module level, and each method
+enters the tape once, directly in its body, without using it before.
 """
 
 from __future__ import annotations
@@ -13,7 +21,8 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import SAFE, UNSAFE, Edit, Site, index_in, replace_body, statement
+from tf_memlint.fixes.base import (SAFE, UNSAFE, Edit, Site, imported_names, index_in, nodes_of, replace_body,
+                                   self_attribute, statement)
 from tf_memlint.rule import Diagnostic
 
 CODE = "TFM401"
@@ -25,6 +34,9 @@ def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
     call = site.find(finding.line, finding.col, lambda n: isinstance(n, cst.Call))
     if call is None:
         return None
+    attribute = _self_attribute_bound(site, call)
+    if attribute is not None:
+        return _renewed_per_entry(site, call, attribute)
     name = _bound_name(site, call)
     binding = site.statement_of(call)
     block = site.block_of(binding) if binding is not None else None
@@ -53,6 +65,64 @@ def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
     return Edit(replace_body(site.module, block, body), UNSAFE if reads_scope else SAFE,
                 "the scope is read later by locals()/vars()/eval/exec/dir(), which would no longer see the tape"
                 if reads_scope else "")
+
+
+def _self_attribute_bound(site: Site, call: cst.Call) -> Optional[str]:
+    """``x`` for ``self.x = tf.GradientTape(persistent=True)``."""
+    parent = site.parents.get(call)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+        return self_attribute(parent.targets[0].target)
+    return None
+
+
+def _renewed_per_entry(site: Site, call: cst.Call, attribute: str) -> Optional[Edit]:
+    """A tape kept on the object and entered again by a method (``with self._tape:``): the same
+    constructor call bound to ``self._tape`` right before that ``with``, so each entry records on a
+    new tape and the previous one, with everything it recorded, is dropped."""
+    creator = next((n for n in site.ancestors(call) if isinstance(n, cst.FunctionDef)), None)
+    cls = site.parents.get(site.parents.get(creator)) if creator is not None else None
+    if not isinstance(cls, cst.ClassDef) or not _constant_arguments(call) \
+            or _root(call.func) not in imported_names(site.module.body):
+        return None  # the constructor call cannot be repeated as it is in another method
+    module = site.module
+    renewed = 0
+    for method in (s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s is not creator):
+        if not isinstance(method.body, cst.IndentedBlock):
+            continue
+        entries = [w for w in nodes_of(method, cst.With)
+                   if any(self_attribute(item.item) == attribute for item in w.items)]
+        if not entries:
+            continue
+        entry = entries[0]
+        body = method.body.body
+        if len(entries) > 1 or not any(s is entry for s in body):
+            # entered twice, or under a loop or a condition: a renewal could drop a recording still wanted
+            return None
+        index = index_in(method.body, entry)
+        if any(self_attribute(n) == attribute for s in body[:index] for n in nodes_of(s, cst.Attribute)):
+            return None  # used before the entry (a watch): a new tape would lose it
+        renewal = statement(f"self.{attribute} = {site.module.code_for_node(call)}\n", site.module)
+        new_body = [*body[:index], renewal.with_changes(leading_lines=entry.leading_lines),
+                    entry.with_changes(leading_lines=[]), *body[index + 1:]]
+        module = module.deep_replace(method.body, method.body.with_changes(body=new_body))
+        renewed += 1
+    if not renewed:
+        return None
+    return Edit(module, UNSAFE, "each entry records on a new tape: a gradient of an earlier entry's target, "
+                                "taken later, is no longer possible")
+
+
+def _constant_arguments(call: cst.Call) -> bool:
+    """Every argument is a literal (``persistent=True``, ``watch_accessed_variables=False``)."""
+    constants = (cst.Integer, cst.Float, cst.SimpleString)
+    return all(isinstance(a.value, constants) or isinstance(a.value, cst.Name)
+               and a.value.value in ("True", "False", "None") for a in call.args)
+
+
+def _root(expr: cst.BaseExpression) -> Optional[str]:
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    return expr.value if isinstance(expr, cst.Name) else None
 
 
 def _bound_name(site: Site, call: cst.Call) -> Optional[str]:

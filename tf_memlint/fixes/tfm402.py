@@ -13,7 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
-from tf_memlint.fixes.base import UNSAFE, Edit, Site
+from tf_memlint.fixes.base import UNSAFE, Edit, Site, parameters
 from tf_memlint.rule import Diagnostic
 from tf_memlint.syntax import code_of
 
@@ -22,6 +22,9 @@ APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
 _REDUCTIONS = frozenset(f"reduce_{op}" for op in ("mean", "sum", "max", "min", "prod", "std", "variance"))
 # keras.ops (Keras 3) spells them without the prefix
 _OPS_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "prod", "std", "var"})
+# a Keras loss object's reductions that leave one number ("none" keeps one loss per example)
+_SCALAR_REDUCTIONS = frozenset({"sum_over_batch_size", "sum", "mean", "auto"})
+_MAX_DEPTH = 6  # names and helpers followed to prove a value scalar
 
 
 def fix(site: Site, finding: Diagnostic) -> Optional[Edit]:
@@ -43,11 +46,95 @@ def _is_append(node: cst.CSTNode) -> bool:
         and node.args[0].star == ""
 
 
-def _is_scalar(site: Site, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
+def _is_scalar(site: Site, expr: cst.BaseExpression, at: cst.CSTNode, depth: int = 0) -> bool:
+    """``expr``, evaluated at ``at``, is a scalar tensor: a reduction, a metric's result, a Keras
+    loss object's call, a call of a function of this module whose every ``return`` is one, or a
+    name last bound to one of these (also unpacked from such a function's returned tuple)."""
+    if depth > _MAX_DEPTH:
+        return False
     if isinstance(expr, cst.Name):
-        value = _nearest_assignment(site, expr.value, at)
-        return value is not None and _is_scalar_call(value)
-    return _is_scalar_call(expr)
+        bound = _value_of(site, expr.value, at)
+        if bound is None:
+            return False
+        value, index, where = bound
+        if index is None:
+            return _is_scalar(site, value, where, depth + 1)
+        return isinstance(value, cst.Call) and _returns_scalar(site, value, index, depth + 1)
+    if _is_scalar_call(expr):
+        return True
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        bound = _value_of(site, expr.func.value, at)
+        if bound is not None and bound[1] is None and _is_loss_object(bound[0]):
+            return True  # loss_fn(y, pred) with loss_fn = tf.keras.losses.MeanSquaredError()
+        return _returns_scalar(site, expr, None, depth + 1)
+    return False
+
+
+def _is_loss_object(expr: cst.BaseExpression) -> bool:
+    """``tf.keras.losses.MeanSquaredError()`` and the like, reducing to a scalar (Keras's default
+    reduction; ``reduction="none"`` keeps one loss per example)."""
+    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
+        return False
+    spelled = code_of(expr.func).split(".")
+    if len(spelled) < 2 or spelled[-2] != "losses" or not spelled[-1][:1].isupper():
+        return False
+    for arg in expr.args:
+        if arg.keyword is not None and arg.keyword.value == "reduction":
+            reduction = arg.value
+            named = isinstance(reduction, cst.SimpleString) and reduction.evaluated_value
+            if named not in _SCALAR_REDUCTIONS:
+                return False
+    return True
+
+
+def _returns_scalar(site: Site, call: cst.Call, index: Optional[int], depth: int) -> bool:
+    """``call`` runs a function of this module (by name, at module level) whose every ``return``
+    gives a scalar (``index``: every return is a tuple whose item ``index`` is one)."""
+    if not isinstance(call.func, cst.Name):
+        return False
+    definition = next((s for s in site.module.body if isinstance(s, cst.FunctionDef)
+                       and s.name.value == call.func.value), None)
+    if definition is None or any(code_of(d.decorator).split(".")[-1] != "function"
+                                 for d in definition.decorators):
+        return False  # a decorator other than tf.function may change what a call returns
+    returns, yields = _returns_of(definition)
+    if not returns or yields:
+        return False
+    for statement in returns:
+        value = statement.value
+        if index is not None:
+            if not isinstance(value, (cst.Tuple, cst.List)) or index >= len(value.elements) \
+                    or any(isinstance(e, cst.StarredElement) for e in value.elements):
+                return False
+            value = value.elements[index].value
+        if value is None or not _is_scalar(site, value, statement, depth):
+            return False
+    return True
+
+
+def _returns_of(definition: cst.FunctionDef) -> tuple[list[cst.Return], bool]:
+    """The function's own ``return`` statements, and whether it yields (a nested def's do not count)."""
+    returns: list[cst.Return] = []
+    yields: list[cst.Yield] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            returns.append(node)
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            yields.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is definition
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+    definition.visit(Collect())
+    return returns, bool(yields)
 
 
 def _is_scalar_call(expr: cst.CSTNode) -> bool:
@@ -64,35 +151,72 @@ def _is_scalar_call(expr: cst.CSTNode) -> bool:
     return False
 
 
-def _nearest_assignment(site: Site, name: str, at: cst.CSTNode) -> Optional[cst.BaseExpression]:
-    """The value of the last ``name = ...`` of the enclosing function (or module) that starts
-    before ``at``; None when the name is bound otherwise there (augmented, unpacked, a loop target)."""
+def _value_of(site: Site, name: str, at: cst.CSTNode):
+    """(value, index, node) of the last binding of ``name`` before ``at`` in the enclosing function
+    (``name = value``: index None; ``a, name = value``: its index), else, for a name the function
+    neither binds nor takes, the module's only binding of it; None when it is bound otherwise
+    (a parameter, augmented, a loop or ``with`` target, starred) or not at all."""
     scope = next((n for n in site.ancestors(at) if isinstance(n, cst.FunctionDef)), site.module)
-    line = site.line_of(at)
-    best: list[tuple[int, Optional[cst.BaseExpression]]] = []
+    if isinstance(scope, cst.FunctionDef) and name in parameters(scope):
+        return None
+    found = _bindings(site, name, scope)
+    if found:
+        line = site.line_of(at)
+        earlier = [binding for binding in found if binding[0] <= line]
+        return max(earlier, key=lambda binding: binding[0])[1] if earlier else None
+    if scope is not site.module:
+        found = _bindings(site, name, site.module)
+        return found[0][1] if len(found) == 1 else None
+    return None
+
+
+def _bindings(site: Site, name: str, scope: cst.CSTNode) -> list[tuple[int, Optional[tuple]]]:
+    """Every binding of ``name`` in ``scope``'s own code: (line, (value, index, node) or None)."""
+    found: list[tuple[int, Optional[tuple]]] = []
 
     class Collect(cst.CSTVisitor):
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
-                if isinstance(target.target, cst.Name) and target.target.value == name:
-                    best.append((site.line_of(node), node.value if len(node.targets) == 1 else None))
-                elif name in _target_names(target.target):
-                    best.append((site.line_of(node), None))
+                target = target.target
+                if isinstance(target, cst.Name) and target.value == name:
+                    value = (node.value, None, node) if len(node.targets) == 1 else None
+                    found.append((site.line_of(node), value))
+                elif isinstance(target, (cst.Tuple, cst.List)) and len(node.targets) == 1 and all(
+                        isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement)
+                        for e in target.elements) and name in _target_names(target):
+                    index = next(i for i, e in enumerate(target.elements) if e.value.value == name)
+                    found.append((site.line_of(node), (node.value, index, node)))
+                elif name in _target_names(target):
+                    found.append((site.line_of(node), None))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
             if name in _target_names(node.target):
-                best.append((site.line_of(node), None))
+                found.append((site.line_of(node), None))
 
         def visit_For(self, node: cst.For) -> None:
             if name in _target_names(node.target):
-                best.append((site.line_of(node), None))
+                found.append((site.line_of(node), None))
+
+        def visit_AsName(self, node: cst.AsName) -> None:
+            if name in _target_names(node.name):
+                found.append((site.line_of(node), None))
+
+        def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+            if name in _target_names(node.target):
+                found.append((site.line_of(node), None))
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            if node is not scope and node.name.value == name:
+                found.append((site.line_of(node), None))
             return node is scope  # the scope's own names only
 
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            if node.name.value == name:
+                found.append((site.line_of(node), None))
+            return False
+
     scope.visit(Collect())
-    earlier = [(number, value) for number, value in best if number <= line]
-    return max(earlier, key=lambda item: item[0])[1] if earlier else None
+    return found
 
 
 def _target_names(target: cst.BaseExpression) -> set[str]:
