@@ -42,7 +42,8 @@ def _graded(lint, source, code, **settings):
     ("for image in images:", "medium", "per item: images"),  # a collection of unknown size
     ("for batch in dataset:", "high", "per item: dataset"),
     ("for epoch in range(epochs):", "high", "per step: range(epochs)"),
-    ("for k in range(num_models):", "medium", "unknown: range(num_models)"),
+    ("for k in range(num_models):", "low", "unknown: range(num_models)"),  # nobody can size it
+    ("for t in range(len(series) - window):", "medium", "per item: range(len(series) - window)"),
 ])
 def test_repetition_sets_the_grade(lint, loop, confidence, words):
     source = PREDICT.format(loop=loop)
@@ -100,7 +101,7 @@ def predict():
 
 
 def test_the_default_shows_high_only_and_confidence_shows_more(lint):
-    source = PREDICT.format(loop="for k in range(num_models):")
+    source = PREDICT.format(loop="for image in images:").replace("model = ", "images = load_images()\nmodel = ")
     assert [d for d in lint(source, confidence="high") if d.code == "TFM404"] == []
     assert [d.confidence for d in lint(source, confidence="medium") if d.code == "TFM404"] == ["medium"]
 
@@ -128,6 +129,18 @@ def test_unit_costs_are_the_figures_the_pages_quote():
         assert f'unit_cost = "{cost["per"]}"' in page, code
         measured = re.search(rf"Measured by `tf-memlint verify {re.escape(cost['claim'])}`[^\n]*", page)
         assert measured and cost["quoted"] in measured.group(0), (code, cost["quoted"])
+
+
+def test_a_one_sample_payload_makes_a_per_item_loop_known(lint):
+    """Inferred per item (a list named images) is medium; predicting on one sample of it per
+    iteration (``image[None]``) is the payload confirming the loop's name: high."""
+    source = PREDICT.format(loop="for image in images:").replace("model = ", "images = load_images()\nmodel = ")
+    assert _graded(lint, source, "TFM404").confidence == "medium"
+    one = source.replace("model.predict(frame)", "model.predict(image[None])")
+    finding = _graded(lint, one, "TFM404")
+    assert finding.confidence == "high" and "one sample per call" in finding.evidence
+    batch = source.replace("model.predict(frame)", "model.predict(np.stack(images))")
+    assert _graded(lint, batch, "TFM404").confidence == "medium"
 
 
 def test_json_and_sarif_carry_the_grade(tmp_path):

@@ -72,6 +72,9 @@ class Repetition:
     count: int | None = None   # iterations in all, when known
     basis: str = ""            # the words a message shows: "while True", "range(10000)"
     known: bool = True         # read off the code, not inferred from a name
+    # A loop nobody can size: it may run twice or a million times. Not the same as a rule's own
+    # UNKNOWN (a size or a caller it cannot see), which still says the place is made to repeat.
+    unsized_loop: bool = False
 
     def words(self) -> str:
         if self.kind == COUNT:
@@ -230,7 +233,7 @@ def _while(context: TFContext, loop: cst.While) -> Repetition:
         return Repetition(COUNT, count, f"while {text}")
     if _STEP_WORDS.search(re.sub(r"\W+", "_", text)):
         return Repetition(PER_STEP, basis=f"while {text}")
-    return Repetition(UNKNOWN, basis=f"while {text}", known=False)
+    return _unsized(f"while {text}")
 
 
 def _counter_bound(context: TFContext, test: cst.BaseExpression) -> int | None:
@@ -246,7 +249,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if len(text) > 40:
         text = text[:37] + "..."
     if depth > 4:
-        return Repetition(UNKNOWN, basis=text, known=False)
+        return _unsized(text)
     count = context.trip_count(iterable, AT_POINT)
     if isinstance(iterable, cst.Call):
         func = iterable.func
@@ -275,13 +278,13 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
         if isinstance(func, cst.Attribute) and func.attr.value in ("items", "keys", "values"):
             if count is not None:
                 return _counted(count, text)
-            return Repetition(UNKNOWN, basis=text, known=False)
+            return _unsized(text)
         if context.is_dataset(iterable):
             return Repetition(PER_ITEM, count, basis=text) if count is None else _counted(count, text)
         if count is not None:
             return _counted(count, text)
         return Repetition(PER_ITEM, basis=text, known=False) if _looks_like_data(text) \
-            else Repetition(UNKNOWN, basis=text, known=False)
+            else _unsized(text)
     if count is not None:
         return _counted(count, text)
     if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and iterable.for_in.inner_for_in is None:
@@ -301,7 +304,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             return Repetition(PER_ITEM, basis=text, known=False)
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
         return Repetition(PER_ITEM, basis=text, known=False)
-    return Repetition(UNKNOWN, basis=text, known=False)
+    return _unsized(text)
 
 
 _DATA_WORDS = re.compile(r"(images?|imgs?|files?|paths?|frames?|samples?|examples?|sentences?|texts?|"
@@ -314,6 +317,10 @@ def _looks_like_data(text: str) -> bool:
     return bool(_DATA_WORDS.search(text.replace(".", " ").replace("_", " ")) or _DATA_WORDS.search(text))
 
 
+def _unsized(text: str) -> Repetition:
+    return Repetition(UNKNOWN, basis=text, known=False, unsized_loop=True)
+
+
 def _counted(count: int, text: str) -> Repetition:
     return Repetition(COUNT, count, text)
 
@@ -324,7 +331,7 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     bounds = [a.value for a in call.args if a.keyword is None]
     bound = bounds[1] if len(bounds) >= 2 else (bounds[0] if bounds else None)
     if bound is None:
-        return Repetition(UNKNOWN, basis=text, known=False)
+        return _unsized(text)
     if len(bounds) < 2 or isinstance(bounds[0], cst.Integer):
         window = _windowed_length(context, bound)
         if window is not None:
@@ -341,7 +348,7 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
         return Repetition(PER_STEP, basis=text)  # epochs, steps, episodes: a training loop's count
     if _looks_like_data(words):
         return Repetition(PER_ITEM, basis=text, known=False)
-    return Repetition(UNKNOWN, basis=text, known=False)
+    return _unsized(text)
 
 
 def _windowed_length(context: TFContext, bound: cst.BaseExpression) -> cst.BaseExpression | None:

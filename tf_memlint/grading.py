@@ -5,9 +5,10 @@ Confidence says how the evidence was obtained:
 * **high**: the place is known to repeat without bound (``while True``, a request handler, a
   dataset, an environment step loop) or a known number of times the rule's claim makes costly,
   or the rule's own precondition is the evidence (a size read off the code);
-* **medium**: the repetition is inferred (a loop bound named ``epochs``), or unknown;
-* **low**: test code, a loop bounded by a few items, a place that runs once, or a projected
-  cost below the threshold.
+* **medium**: the repetition is inferred (a loop bound named ``epochs``, a list named
+  ``images``), or the rule cannot see a size or a caller of a place made to repeat;
+* **low**: test code, a loop bounded by a few items or that nobody can size, a place that runs
+  once, or a projected cost below the threshold.
 
 The projected cost is the verifier's unit cost (``unit_costs.json``, written from the evidence
 run by ``scripts/unit_costs.py``: the bad fixture's slope less the good one's, per repetition)
@@ -87,7 +88,9 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
     elif repetition.kind == COUNT:
         confidence = HIGH
     elif repetition.kind == UNKNOWN:
-        confidence = MEDIUM
+        # A loop nobody can size is as often a handful of variants as a dataset: no evidence of
+        # repetition. A rule's own unknown (a size, callers it cannot see) keeps medium.
+        confidence = LOW if repetition.unsized_loop else MEDIUM
     elif repetition.kind == SMALL:
         confidence = LOW
     else:
