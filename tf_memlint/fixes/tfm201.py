@@ -128,7 +128,7 @@ def _closed_before_the_next(site: Site, call: cst.Call, line: cst.SimpleStatemen
     module = site.module
     start = index_in(module, line)
     following = next((i for i in range(start + 1, len(module.body))
-                      if any(_is_session(n) for n in _calls(module.body[i]))), None)
+                      if any(_is_session(n) for n in nodes_of(module.body[i], cst.Call))), None)
     if following is None or isinstance(module.body[following], (cst.FunctionDef, cst.ClassDef)):
         return None  # no later session opened at module level (one in a def runs when it is called)
     nxt = module.body[following]
@@ -178,7 +178,7 @@ def _closed_with_its_owner(site: Site, cls: cst.ClassDef, attribute: str) -> Opt
     ``close``) or a member named ``close``, or when it is made nowhere in this module."""
     if cls.bases or "close" in _members(cls) or site.block_of(cls) is not site.module:
         return None
-    made = [n for n in _calls(site.module) if isinstance(n.func, cst.Name) and n.func.value == cls.name.value]
+    made = [n for n in nodes_of(site.module, cst.Call) if isinstance(n.func, cst.Name) and n.func.value == cls.name.value]
     if not made:
         return None
     statements = []
@@ -288,17 +288,6 @@ def _uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
         def visit_Name(self, visited: cst.Name) -> None:
             if visited.value == name:
                 found.append(visited)
-
-    node.visit(Collect())
-    return found
-
-
-def _calls(node: cst.CSTNode) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
 
     node.visit(Collect())
     return found

@@ -96,7 +96,7 @@ def _loaded_once(site: Site, call: cst.Call) -> Optional[Edit]:
         return None  # the loader or builder is the function's own, or bound later
     if not all(_constant(a.value, _constants(before)) for a in call.args):
         return None  # the load depends on a value of this call or of this request (a path from it)
-    if _declared(function, name) or sum(1 for n in _names(function.body) if n.value == name and
+    if _declared(function, name) or sum(1 for n in nodes_of(function.body, cst.Name) if n.value == name and
                                         _is_store(site, n)) != 1 or not _only_read(site, function, name):
         return None
     shared = f"{function.name.value.upper()}_{name.upper()}"
@@ -138,19 +138,8 @@ def _constant(expr, constants: set[str]) -> bool:
 _BUILTINS = frozenset(dir(builtins))
 
 
-def _names(node: cst.CSTNode) -> list[cst.Name]:
-    found: list[cst.Name] = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_Name(self, visited: cst.Name) -> None:
-            found.append(visited)
-
-    node.visit(Collect())
-    return found
-
-
 def _names_of(node: cst.CSTNode) -> set[str]:
-    return {n.value for n in _names(node)}
+    return {n.value for n in nodes_of(node, cst.Name)}
 
 
 def _free_names(expr: cst.CSTNode) -> set[str]:
@@ -191,7 +180,7 @@ def _declared(function: cst.FunctionDef, name: str) -> bool:
 
 def _only_read(site: Site, function: cst.FunctionDef, name: str) -> bool:
     """Every use of ``name`` in the function but its binding calls the model or reads it."""
-    for use in _names(function.body):
+    for use in nodes_of(function.body, cst.Name):
         if use.value != name or _is_store(site, use):
             continue
         parent = site.parents.get(use)
