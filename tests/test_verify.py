@@ -754,3 +754,20 @@ def test_tfm403_example_fixture_and_claim_are_one_program():
 
     assert loop(claim.bad) == example
     assert loop(claim.good) == instead
+
+
+def test_costs_of_some_claims_replace_only_their_rules():
+    """`verify TFM202 --costs FILE` replaces TFM202's unit cost and keeps every other rule's, each
+    replaced entry saying which run measured it."""
+    from tf_memlint.verify.report import merged_costs
+
+    table = {"command": "tf-memlint verify --costs f", "date": "d0", "tensorflow": "2.21.0",
+             "rules": {"TFM202": {"claim": "TFM202", "unit": "ops", "value": 4.0},
+                       "TFM404": {"claim": "TFM404", "unit": "seconds", "value": 0.1}}}
+    partial = {"command": "tf-memlint verify TFM202-memory --costs f", "date": "d1", "tensorflow": "2.21.0",
+               "rules": {"TFM202": {"claim": "TFM202-memory", "unit": "bytes", "value": 5e4}}}
+    merged = merged_costs(table, partial)
+    assert merged["command"] == table["command"] and merged["rules"]["TFM404"] == table["rules"]["TFM404"]
+    assert merged["rules"]["TFM202"]["unit"] == "bytes" and merged["rules"]["TFM202"]["date"] == "d1"
+    assert merged["rules"]["TFM202"]["command"] == partial["command"]
+    assert table["rules"]["TFM202"]["unit"] == "ops"  # the table read is not changed in place

@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "page with the figures just measured (claims with a 'quote')")
     p.add_argument("--costs", type=Path, metavar="FILE",
                    help="write the unit costs of the claims that declare one (unit_cost) to FILE, "
-                        "as JSON: the table findings project their cost from (tf_memlint/unit_costs.json)")
+                        "as JSON: the table findings project their cost from (tf_memlint/unit_costs.json); "
+                        "with CODE arguments, only the rules measured are replaced in an existing FILE")
     p.add_argument("--no-fork", action="store_true",
                    help="start a new Python interpreter for every measurement (slower: each one "
                         "imports TensorFlow) instead of forking it from one that already did")
