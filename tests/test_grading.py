@@ -65,7 +65,8 @@ def test_a_projected_cost_below_the_threshold_grades_low(lint):
     assert few.confidence == "low" and many.confidence == "high"
     assert many.cost.startswith("at least ~") and "over 5,000 calls" in many.cost
     # the threshold is a setting: lower it and the short loop counts
-    cheap = _graded(lint, PREDICT.format(loop="for i in range(12):"), "TFM404", min_time_cost=1)
+    half_of_twelve_calls = 12 * unit_costs()["TFM404"]["value"] / 2
+    cheap = _graded(lint, PREDICT.format(loop="for i in range(12):"), "TFM404", min_time_cost=half_of_twelve_calls)
     assert cheap.confidence == "high"
 
 
