@@ -139,11 +139,25 @@ class UnclosedSession(Rule):
             if found is None or not self._stored(node):
                 return
         where, per = place
-        if not first_time(self._reach_places, where):
+        if self._closed_each_time(node) or not first_time(self._reach_places, where):
             return
         label, witness = found
         self.report(node, f"{label}() opens a TF1 session {per} that is kept alive and never closed (calls "
                           f"{functions.describe(witness)}); open one session once, or close each one")
+
+    def _closed_each_time(self, call: cst.Call) -> bool:
+        """``obj = Model(...)`` whose ``obj.close()`` runs in the same loop (in a ``finally``, say):
+        each object's session is closed before the next one is made."""
+        context = self.context
+        loops = context.loops_running(call)
+        if not loops:
+            return False
+        nodes = context.nodes_in(loops[-1])
+        names = {t.target.value for n in nodes if isinstance(n, cst.Assign) and n.value is call
+                 for t in n.targets if isinstance(t.target, cst.Name)}
+        return bool(names) and any(
+            isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "close"
+            and isinstance(n.func.value, cst.Name) and n.func.value.value in names for n in nodes)
 
     def _stored(self, call: cst.Call) -> bool:
         """``sessions.append(make_session())`` / ``cache[k] = make_session()`` in the current scope."""
