@@ -9,7 +9,8 @@
 ``--run SET=FILE``: a ``tf-memlint --format json --confidence low`` run on ``<out>/<SET>/`` at
 the commit under test, every rule on. ``--judged``: judgment files (judgments/*.tsv: code,
 path, line, verdict...); a finding takes the verdict of the row with its code, path and line.
-``--baseline``: the judgments of every rule of the round's starting commit on the same sets;
+``--baseline``: the judgments of every rule of the round's starting commit on the same sets
+(a file's first block only, when it has a ``# block 2`` line);
 their true findings are what the default must keep (a default finding within 2 lines, in the
 same file, keeps one). ``--skeleton``: print the findings no row judges, to be judged.
 
@@ -35,6 +36,22 @@ def _row_key(row: dict) -> tuple[str, str, int]:
     parts = Path(row["path"]).parts
     start = next((i for i, part in enumerate(parts) if "+" in part), 0)
     return row["code"], str(Path(*parts[start:])), int(row["line"])
+
+
+def _first_block(path: Path) -> list[dict]:
+    """The rows of a judgment file before its ``# block 2`` line: the baseline's own findings
+    (the second block holds findings only the rules under test make)."""
+    text = path.read_text()
+    cut = text.find("\n# block 2")
+    if cut < 0:
+        return read_judgments(path)
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as handle:
+        handle.write(text[:cut + 1])
+    try:
+        return read_judgments(Path(handle.name))
+    finally:
+        Path(handle.name).unlink()
 
 
 def main() -> int:
@@ -89,7 +106,7 @@ def main() -> int:
         kept = total = 0
         lost = []
         for path in args.baseline:
-            for row in read_judgments(path):
+            for row in _first_block(path):
                 if row["verdict"] != "true":
                     continue
                 total += 1
