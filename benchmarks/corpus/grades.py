@@ -10,7 +10,7 @@
 the commit under test, every rule on. ``--judged``: judgment files (judgments/*.tsv: code,
 path, line, verdict...); a finding takes the verdict of the row with its code, path and line.
 ``--baseline``: the judgments of every rule of the round's starting commit on the same sets
-(a file's first block only, when it has a ``# block 2`` line);
+(a file's first block: the rows before the first comment line that follows a row);
 their true findings are what the default must keep (a default finding within 2 lines, in the
 same file, keeps one). ``--skeleton``: print the findings no row judges, to be judged.
 
@@ -39,15 +39,19 @@ def _row_key(row: dict) -> tuple[str, str, int]:
 
 
 def _first_block(path: Path) -> list[dict]:
-    """The rows of a judgment file before its ``# block 2`` line: the baseline's own findings
-    (the second block holds findings only the rules under test make)."""
-    text = path.read_text()
-    cut = text.find("\n# block 2")
-    if cut < 0:
-        return read_judgments(path)
+    """The rows of a judgment file up to the first comment line after a row: the baseline's own
+    findings (a second block holds findings only later rules make)."""
+    lines, seen_rows = [], False
+    for line in path.read_text().splitlines(keepends=True):
+        if line.startswith("#"):
+            if seen_rows:
+                break
+        elif lines and not line.startswith("code\t"):
+            seen_rows = True
+        lines.append(line)
     import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as handle:
-        handle.write(text[:cut + 1])
+        handle.writelines(lines)
     try:
         return read_judgments(Path(handle.name))
     finally:
