@@ -51,7 +51,7 @@ def index():
 
 
 def search():
-    for i in range(100):
+    for i in range(1000):
         models.build()  # expect: TFM403
 
 
@@ -303,7 +303,7 @@ def test_an_in_file_chain_names_the_def_line_of_each_helper():
 
 
         sess = tf.Session()
-        for i in range(100):
+        for i in range(1000):
             sess.run(make(i))
         """)
     findings = lint_source(source, ["TFM202"])

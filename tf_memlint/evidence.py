@@ -143,6 +143,10 @@ def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
         if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):
             # `if key == ord('s'):` in a webcam loop: it runs when a person presses a key.
             return Repetition(SMALL, basis=f"{repetition.basis}, per key press", known=False)
+        chosen = _chosen_iterations(loops[-1], node)
+        if chosen is not None:
+            # `if epoch == 0:` / `if episode in (80, 120):` runs on those iterations only.
+            return Repetition(COUNT, chosen[0], f"{repetition.basis}, only when {chosen[1]}")
         every = _every_nth(loops[-1], node)
         if every and repetition.kind == COUNT and repetition.count is not None:
             # `if step % 50 == 0:` in range(1000): the place runs 20 times, not 1,000.
@@ -483,4 +487,80 @@ def _guarded_by(loop: cst.For | cst.While, node: cst.CSTNode, test_words: re.Pat
             stack.append(orelse)
         elif orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
             stack.extend(orelse.body.body)
+    return False
+
+
+def _chosen_iterations(loop: cst.For | cst.While, node: cst.CSTNode) -> tuple[int, str] | None:
+    """(n, test) when ``node`` sits, in ``loop``'s body, under an ``if`` that compares the loop's
+    counter (its target, or a name the body increments) with n literals: ``if epoch == 0``,
+    ``if (run_cnt == 0)``, ``if episode == 80 or episode == 120``, ``if step in (10, 20)``."""
+    counters = _names_bound(loop.target) if isinstance(loop, cst.For) else set()
+    stack = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+    ifs = []
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(statement, cst.AugAssign) or isinstance(statement, cst.SimpleStatementLine):
+            for small in getattr(statement, "body", [statement]):
+                if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+                    counters.add(small.target.value)
+            continue
+        if isinstance(statement, cst.If):
+            ifs.append(statement)
+        body = getattr(statement, "body", None)
+        inner = getattr(body, "body", None)
+        if isinstance(inner, (list, tuple)):
+            stack.extend(inner)
+        orelse = getattr(statement, "orelse", None)
+        if isinstance(orelse, cst.If):
+            stack.append(orelse)
+        elif orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
+            stack.extend(orelse.body.body)
+    for statement in ifs:
+        count = _literal_choices(statement.test, counters)
+        if count and contains(statement.body, node):
+            return count, code_of(statement.test)
+    return None
+
+
+def _names_bound(target: cst.BaseExpression) -> set:
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_names_bound(e.value) for e in target.elements))
+    return set()
+
+
+def _literal_choices(test: cst.BaseExpression, counters: set) -> int | None:
+    """How many values of a counter ``test`` accepts: ``i == 0`` 1, ``i == 3 or i == 7`` 2,
+    ``i in (10, 20, 30)`` 3; None for anything else."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        left, right = _literal_choices(test.left, counters), _literal_choices(test.right, counters)
+        return left + right if left and right else None
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.left, cst.Name) and test.left.value in counters):
+        return None
+    operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    if isinstance(operator, cst.Equal) and _fixed(right, counters):
+        return 1
+    if isinstance(operator, cst.In) and isinstance(right, (cst.Tuple, cst.List, cst.Set)) and right.elements \
+            and all(_fixed(e.value, counters) for e in right.elements):
+        return len(right.elements)
+    return None
+
+
+def _fixed(expr: cst.BaseExpression, counters: set) -> bool:
+    """A value the loop does not change: a literal, a name it does not count with, arithmetic on
+    those (``n_epochs - 1``, ``n_train_episodes // 2``)."""
+    if isinstance(expr, cst.Integer):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value not in counters
+    if isinstance(expr, cst.Attribute):
+        return _fixed(expr.value, counters)
+    if isinstance(expr, cst.BinaryOperation):
+        return _fixed(expr.left, counters) and _fixed(expr.right, counters)
+    if isinstance(expr, cst.UnaryOperation):
+        return _fixed(expr.expression, counters)
     return False

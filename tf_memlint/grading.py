@@ -27,9 +27,12 @@ from tf_memlint.evidence import COUNT, GROWS, NOTEBOOK, ONCE, SERVER, SMALL, TES
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
 RANK = {HIGH: 3, MEDIUM: 2, LOW: 1}
-# What a projected cost must reach to count (config keys min-memory-cost / min-time-cost).
-DEFAULT_MIN_MIB = 4
-DEFAULT_MIN_SECONDS = 5.0
+# What a projected cost must reach to count (config keys min-memory-cost / min-time-cost). A
+# bounded cost under these (a hundred predict calls after training, a few dozen small models)
+# is one a reader of real code judges harmless; a loop that grows with the work is never bounded.
+DEFAULT_MIN_MIB = 32
+DEFAULT_MIN_SECONDS = 30.0
+HELD_MEMORY_DIVISOR = 8  # in a notebook kernel or a server: min-memory-cost / 8 (4 MiB by default)
 UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
 
 
@@ -100,6 +103,10 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
             confidence = HIGH  # held past its use in a process that lives on: the harm itself
     if amount is not None and unit in ("bytes", "seconds"):
         threshold = min_bytes if unit == "bytes" else min_seconds
+        if unit == "bytes" and evidence.lifetime in (NOTEBOOK, SERVER):
+            # What a loop leaves in a kernel or a server stays there, cell after cell, request
+            # after request: held past its use in a process that lives on, it counts sooner.
+            threshold = min_bytes / HELD_MEMORY_DIVISOR
         if amount < threshold:
             confidence = LOW
     if evidence.lifetime == TEST:
