@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from tf_memlint.rule import Rule
 
 ALWAYS = "*"
+_UNKNOWN = object()
 
 
 def rule_triggers(rule: type[Rule]) -> frozenset[str]:
@@ -100,7 +101,7 @@ class ModuleFacts:
     where things are (``holds``)."""
 
     __slots__ = ("aliases", "tree", "project", "notebook", "_attrs", "_attribute_nodes", "_identifiers", "_identifier_text",
-                 "_index")
+                 "_index", "_qualified_attributes", "_names", "_occurs", "_qualified")
 
     def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None, notebook: bool = False) -> None:
         self.tree = tree
@@ -114,6 +115,11 @@ class ModuleFacts:
         self._identifier_text: str | None = None
         self._attribute_nodes: list[ast.Attribute] = []
         self._index: _Index | None = None
+        # Asked once per enabled rule (codes_that_can_fire): kept across the rules' questions.
+        self._qualified_attributes: dict[str, list] | None = None  # attribute name -> nodes, then names
+        self._names: dict[frozenset[str] | tuple[frozenset[str], str], set[str]] = {}
+        self._occurs: dict[tuple[frozenset[str], str], bool] = {}  # (lasts, trigger) -> occurs
+        self._qualified: dict[int, str | None] = {}  # id of a node of ``tree`` -> qualified()
         self._collect_imports(getattr(tree, "body", ()))
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
@@ -210,23 +216,60 @@ class ModuleFacts:
         return None if module is None else module + dot + rest
 
     def qualified(self, expr: ast.AST) -> str | None:
-        """The canonical TF/Keras name of a ``a.b.c`` chain, as ``TFContext.qualified_name``."""
+        """The canonical TF/Keras name of a ``a.b.c`` chain, as ``TFContext.qualified_name``.
+        Kept per node: each rule's gate asks again of the same calls."""
+        known = self._qualified.get(id(expr), _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known  # type: ignore[return-value]
         imported = self.imported(expr)
-        return None if imported is None else canonical(imported)
+        found = self._qualified[id(expr)] = None if imported is None else canonical(imported)
+        return found
 
     def names(self, lasts: set[str]) -> set[str]:
         """Canonical TF/Keras names the module refers to: every import alias, and every
         ``a.b.c`` chain ending in one of ``lasts``, resolved as ``TFContext.qualified_name``
         resolves it (head through the import aliases, then ``names.canonical``)."""
+        key = frozenset(lasts)
+        cached = self._names.get(key)
+        if cached is not None:
+            return set(cached)
         found = {c for c in map(canonical, self.aliases.values()) if c is not None}
+        for last in key:
+            found.update(self._qualified_ending_in(last))
+        self._names[key] = found
+        return set(found)
+
+    def names_and_prefixes(self, lasts: frozenset[str]) -> set[str]:
+        """``names(lasts)`` with every dotted prefix of each (``a.b`` and ``a`` for ``a.b.c``):
+        a trigger matches a name or a name under it exactly when it is in this set."""
+        key = (lasts, "")
+        found = self._names.get(key)  # type: ignore[call-overload]
+        if found is None:
+            found = set()
+            for name in self.names(lasts):
+                found.add(name)
+                while "." in name:
+                    name = name.rpartition(".")[0]
+                    found.add(name)
+            self._names[key] = found  # type: ignore[index]
+        return found
+
+    def _qualified_ending_in(self, last: str) -> list[str]:
+        """The canonical names of the ``a.b.c`` chains whose attribute is ``last``, each chain
+        resolved once whichever rules ask."""
         if self._attrs is None:
             self._walk()
-        for node in self._attribute_nodes:
-            if node.attr in lasts:
-                name = self.qualified(node)
-                if name is not None:
-                    found.add(name)
-        return found
+        by_attribute = self._qualified_attributes
+        if by_attribute is None:
+            by_attribute = self._qualified_attributes = {}
+            for node in self._attribute_nodes:
+                by_attribute.setdefault(node.attr, []).append(node)
+        nodes = by_attribute.get(last)
+        if not nodes:
+            return []
+        if type(nodes[0]) is not str:  # resolved on first use
+            nodes = by_attribute[last] = [name for name in map(self.qualified, nodes) if name is not None]
+        return nodes
 
     def holds(self, inside: Inside | Together) -> bool:
         """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring);
@@ -392,7 +435,7 @@ class _Index:
             else:
                 roots = self._traced_roots() if place == TRACED else self._mapped_roots()
                 found = self._search(roots, match, into_functions=True) or (
-                    NUMPY_NAME in inside.nodes and self._captures(roots, self._numpy_names()))
+                    NUMPY_NAME in inside.nodes and bool(roots) and self._captures(roots, self._numpy_names()))
             self._holds[inside] = found
         return found
 
@@ -499,7 +542,7 @@ class _Index:
         a parameter, an assignment, loop, with or comprehension target (``scopes.collect``), not
         declared global. Every other identifier LibCST holds as a Name counts as a use."""
         seen: set[int] = set()
-        for function in (n for root in roots for n in ast.walk(root) if isinstance(n, _FUNCTIONS)):
+        for function in (n for root in roots for n in ast_nodes(root) if isinstance(n, _FUNCTIONS)):
             if id(function) in seen:
                 continue
             seen.add(id(function))
@@ -524,8 +567,8 @@ class _Index:
             value = getattr(node, "value", None)
             if value is not None and type(node) is not ast.NamedExpr:
                 targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
-                candidates.append(([n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name],
-                                   list(ast.walk(value))))
+                candidates.append(([n.id for t in targets for n in ast_nodes(t) if type(n) is ast.Name],
+                                   ast_nodes(value)))
         numpy = self._matcher(frozenset({NUMPY_ARRAY}))
         changed = True
         while changed:
@@ -568,7 +611,7 @@ class _Index:
                 if type(value) is ast.Call and (qualified(value.func) == TF_FUNCTION or (
                         type(value.func) is ast.Call and qualified(value.func.func) == TF_FUNCTION)):
                     targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
-                    names.update(n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name)
+                    names.update(n.id for t in targets for n in ast_nodes(t) if type(n) is ast.Name)
             self._tf_function_names = names
         return self._tf_function_names
 
@@ -594,7 +637,7 @@ class _Index:
         layers = self._subclasses(lambda base: qualified(base) in KERAS_BASE_CLASSES)  # KerasFacts.layer_classes
         for cls in self.classes:
             if cls.name in layers:
-                roots.extend(n for n in ast.walk(cls) if isinstance(n, _DEFS) and n.name in KERAS_TRACED_METHODS)
+                roots.extend(n for n in ast_nodes(cls) if isinstance(n, _DEFS) and n.name in KERAS_TRACED_METHODS)
         return roots
 
     def _subclasses(self, base_matches) -> set[str]:
@@ -621,7 +664,7 @@ class _Index:
             if (type(func) is ast.Attribute and func.attr in DATASET_MAP_METHODS) \
                     or self.facts.qualified(func) == MAP_FN:
                 for arg in [*call.args, *(k.value for k in call.keywords)]:
-                    for node in ast.walk(arg):
+                    for node in ast_nodes(arg):
                         if type(node) is ast.Lambda:
                             roots.append(node)
                         elif type(node) is ast.Name:
@@ -775,23 +818,26 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
     if not facts.imports_tf():
         return None
     gate = _split_triggers(codes)
-    found: dict[str, bool] = {}
-    names: set[str] | None = None
+    # A name trigger is matched against the names ending in the enabled rules' last parts; the
+    # answers are kept on the facts for the next rule asked with the same last parts.
+    found = facts._occurs
+    lasts = gate.lasts
+    named: set[str] | None = None  # every name referred to, and every dotted prefix of one
 
     def matches(atom: str) -> bool:
-        nonlocal names
+        nonlocal named
         if atom.startswith("."):
             return atom[1:] in facts.attributes
         if atom.startswith("~"):
             return atom[1:] in facts.identifier_text
-        if names is None:
-            names = facts.names(set(gate.lasts))
-        return any(name == atom or name.startswith(atom + ".") for name in names)
+        if named is None:
+            named = facts.names_and_prefixes(lasts)
+        return atom in named  # a name is the atom's, or one under it
 
     def occurs(trigger: str) -> bool:
-        hit = found.get(trigger)
+        hit = found.get((lasts, trigger))
         if hit is None:
-            hit = found[trigger] = trigger == ALWAYS or all(matches(atom) for atom in trigger.split("&"))
+            hit = found[(lasts, trigger)] = trigger == ALWAYS or all(matches(atom) for atom in trigger.split("&"))
         return hit
 
     for triggers, structure in gate.checks:

@@ -105,6 +105,8 @@ class Walked:
         walk(root, visitor, self.events)
         self._starts: dict[int, int] | None = None
         self._ends = array("i")
+        # positions_of's answers: (placed with a stdlib tree's help) -> id(node) -> (line, column)
+        self.placed: dict[bool, dict[int, tuple[int, int]]] = {}
 
     def replay(self, visitor: cst.CSTVisitor) -> None:
         """``walk(root, visitor)`` from the recording; ``on_visit``'s result is ignored (no
@@ -194,10 +196,15 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
     each statement starts. That placement is checked: the statement's generated code must be
     the source text at that line; otherwise (or without a stdlib tree) the whole module is used.
     """
-    found: dict[int, tuple[int, int]] = {}
-    wanted = {id(node) for node in nodes}
+    # Messages ask for lines one node at a time (FunctionFacts.line_of), then the engine for the
+    # findings: the positions of every node of each statement placed are kept with the walk.
+    placed = walked.placed.setdefault(tree is not None, {})
+    if all(id(node) in placed for node in nodes):
+        return {id(node): placed[id(node)] for node in nodes if id(node) in placed}
+    wanted = {id(node) for node in nodes if id(node) not in placed}
     lines = _top_level_lines(module, tree) if tree is not None else None
     if lines is not None:
+        found: dict[int, tuple[int, int]] = {}
         text = source.decode(module.encoding) if isinstance(source, bytes) else source
         starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         for index in sorted(set(walked.holders(wanted, list(module.body)).values())):
@@ -208,13 +215,14 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
                 break
             part = module.with_changes(body=[statement], header=(), footer=())
             for node, position in MetadataWrapper(part, unsafe_skip_copy=True).resolve(PositionProvider).items():
-                if id(node) in wanted:
+                if node is not part:  # the module's own nodes only: an id stays theirs
                     found[id(node)] = (position.start.line + first, position.start.column)
-        if len(found) == len(wanted):
-            return found
+        if wanted.issubset(found):
+            placed.update(found)
+            return {id(node): placed[id(node)] for node in nodes}
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return {id(node): (positions[node].start.line, positions[node].start.column) for node in nodes
-            if node in positions}
+    placed.update((id(node), (position.start.line, position.start.column)) for node, position in positions.items())
+    return {id(node): placed[id(node)] for node in nodes if id(node) in placed}
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
