@@ -101,7 +101,7 @@ class ModuleNames:
 
 def collect(module: cst.Module) -> ModuleNames:
     collector = _Collector(module)
-    walked = Walked(module, collector)
+    walked = Walked(module, collector, _VISITS, _LEAVES)
     return ModuleNames(collector.aliases, collector.scopes, collector.calls, collector.classes, walked)
 
 

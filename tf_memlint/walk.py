@@ -20,6 +20,7 @@ import dataclasses
 import inspect
 import re
 from array import array
+from typing import Any, Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -98,15 +99,76 @@ class Walked:
     nodes, without walking it again. The visitor of the recording walk must not prune (return
     False from ``on_visit``): what it skips would be missing from every replay."""
 
-    def __init__(self, root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    def __init__(self, root: cst.CSTNode, visitor: cst.CSTVisitor,
+                 visits: dict[type, Callable[[Any, Any], Any]] | None = None,
+                 leaves: dict[type, Callable[[Any, Any], Any]] | None = None) -> None:
+        """``visits``/``leaves``: the visitor's own methods by node type (``method(visitor,
+        node)``), called instead of ``on_visit``/``on_leave``; the walk of every node is the
+        pre-pass's, so the dispatch is inline."""
         self.root = root
         # Each node when it is entered, then None when it is left: the order of walk().
         self.events: list[cst.CSTNode | None] = []
-        walk(root, visitor, self.events)
-        self._starts: dict[int, int] | None = None
+        # The index of each entry event's leave event (0 at a leave event's own index), and the
+        # index of the entry event of each node with children, by id: what ``below`` reads.
         self._ends = array("i")
+        self._starts: dict[int, int] = {}
+        self._record(root, visitor, visits, leaves)
         # positions_of's answers: (placed with a stdlib tree's help) -> id(node) -> (line, column)
         self.placed: dict[bool, dict[int, tuple[int, int]]] = {}
+
+    def _record(self, root: cst.CSTNode, visitor: cst.CSTVisitor, visits: dict | None, leaves: dict | None) -> None:
+        """``walk(root, visitor, self.events)``, filling the index ``below`` reads as it goes."""
+        events, ends, starts = self.events, self._ends, self._starts
+        record, mark = events.append, ends.append
+        if visits is None or leaves is None:
+            on_visit, on_leave = visitor.on_visit, visitor.on_leave
+            visits, leaves = _AnyType(on_visit), _AnyType(on_leave)
+            unbound = True
+        else:
+            unbound = False
+        fields_of, is_node = _CHILD_FIELDS, _IS_NODE
+        stack: list[Any] = [root]  # a node to enter, or the index of the entry event of one to leave
+        pop, push = stack.pop, stack.append
+        while stack:
+            item = pop()
+            if type(item) is int:
+                node = events[item]
+                leave = leaves.get(type(node))
+                if leave is not None:
+                    leave(node) if unbound else leave(visitor, node)
+                ends[item] = len(events)
+                record(None)
+                mark(0)
+                continue
+            index = len(events)
+            record(item)
+            mark(0)
+            push(index)
+            kind = type(item)
+            visit = visits.get(kind)
+            if visit is not None and (visit(item) if unbound else visit(visitor, item)) is False:
+                raise ValueError("a recorded walk must visit every node")
+            found: list[cst.CSTNode] = []
+            for name in fields_of.get(kind) or child_fields(kind):
+                value = getattr(item, name)
+                value_kind = type(value)
+                if value_kind is tuple or value_kind is list:
+                    for child in value:
+                        known = is_node.get(type(child))
+                        if known is None:
+                            known = _is_node(child)
+                        if known:
+                            found.append(child)
+                else:
+                    known = is_node.get(value_kind)
+                    if known is None:
+                        known = _is_node(value)
+                    if known:
+                        found.append(value)
+            if found:
+                starts[id(item)] = index
+                found.reverse()
+                stack.extend(found)
 
     def replay(self, visitor: cst.CSTVisitor) -> None:
         """``walk(root, visitor)`` from the recording; ``on_visit``'s result is ignored (no
@@ -135,11 +197,14 @@ class Walked:
             return [n for n in events[start + 1:end] if n is not None]
         found: list[cst.CSTNode] = []
         index = start + 1
+        # By exact type: isinstance on LibCST's classes (ABCs) costs a Python call per node, and
+        # the classes skipped (FunctionDef, Lambda, ClassDef) have no subclasses.
+        skipped = frozenset(skip)
         while index < end:
             child = events[index]
             if child is None:
                 index += 1
-            elif isinstance(child, skip):
+            elif type(child) in skipped:
                 index = ends[index] + 1  # past its leave event
             else:
                 found.append(child)
@@ -165,24 +230,19 @@ class Walked:
         return found
 
     def _starts_by_id(self) -> dict[int, int]:
-        """id(node) -> the index of its entry event, for the nodes with children; and, in
-        ``_ends``, the index of each entry event's leave event. Built on first use."""
-        if self._starts is not None:
-            return self._starts
-        events = self.events
-        starts: dict[int, int] = {}
-        ends = self._ends = array("i", bytes(4 * len(events)))
-        open_starts: list[int] = []
-        last = len(events) - 1
-        for index, node in enumerate(events):
-            if node is None:
-                ends[open_starts.pop()] = index
-            else:
-                open_starts.append(index)
-                if index < last and events[index + 1] is not None:  # it has children
-                    starts[id(node)] = index
-        self._starts = starts
-        return starts
+        """id(node) -> the index of its entry event, for the nodes with children (``_ends``
+        holds the index of each entry event's leave event)."""
+        return self._starts
+
+
+class _AnyType:
+    """The same method for every node type: a visitor without per-type tables."""
+
+    def __init__(self, method: Callable[[Any], Any]) -> None:
+        self.method = method
+
+    def get(self, kind: type) -> Callable[[Any], Any]:
+        return self.method
 
 
 def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNode],

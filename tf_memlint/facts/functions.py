@@ -146,7 +146,7 @@ class FunctionFacts:
                 self.methods.setdefault((cls.name.value, node.name.value), node)
                 self._class_of_def[id(node)] = cls
                 for inner in context.nodes_in(node.body, into_functions=True):
-                    if isinstance(inner, cst.Assign):
+                    if type(inner) is cst.Assign:
                         for target in inner.targets:
                             if is_self_attribute(target.target):
                                 self._self_attrs.setdefault(
@@ -419,8 +419,9 @@ class FunctionFacts:
             fresh_graph = self.context.sessions.def_makes_fresh_graph
             body = getattr(definition, "body", definition)
             for node in self.context.nodes_in(body):
-                if (isinstance(node, cst.If) and _is_cache_test(node.test)) or (
-                        isinstance(node, cst.With) and any(fresh_graph(item.item, definition) for item in node.items)):
+                kind = type(node)
+                if (kind is cst.If and _is_cache_test(node.test)) or (
+                        kind is cst.With and any(fresh_graph(item.item, definition) for item in node.items)):
                     found.update(id(n) for n in self.context.nodes_in(node.body))
             self._guarded[key] = found
         return found
