@@ -93,6 +93,28 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+# The layout of the code: whitespace, comments, newlines, brackets and separators. No fact and no
+# rule is about them (tests/test_gate.py checks that no rule, the context or the scope pre-pass
+# visits one), and they are about two thirds of a LibCST tree's nodes: the pre-pass leaves them
+# out of its recorded walk, so the rules' walk and ``below`` never see them. Each holds only
+# other layout nodes.
+LAYOUT: frozenset[type] = frozenset({
+    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine,
+    cst.Comment, cst.Comma, cst.Dot, cst.AssignEqual, cst.Colon, cst.Semicolon, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace})
+
+
+def preorder(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under ``root``, layout included, in walk order (``root`` left out)."""
+    found: list[cst.CSTNode] = []
+    stack = list(reversed(children(root)))
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(reversed(children(node)))
+    return found
+
+
 class Walked:
     """A tree walked once (``Walked(root, visitor)`` is ``walk(root, visitor)``), recorded so that
     ``replay`` calls another visitor in exactly the same order, and ``below`` lists a subtree's
@@ -101,11 +123,14 @@ class Walked:
 
     def __init__(self, root: cst.CSTNode, visitor: cst.CSTVisitor,
                  visits: dict[type, Callable[[Any, Any], Any]] | None = None,
-                 leaves: dict[type, Callable[[Any, Any], Any]] | None = None) -> None:
+                 leaves: dict[type, Callable[[Any, Any], Any]] | None = None,
+                 leave_out: frozenset[type] = frozenset()) -> None:
         """``visits``/``leaves``: the visitor's own methods by node type (``method(visitor,
         node)``), called instead of ``on_visit``/``on_leave``; the walk of every node is the
-        pre-pass's, so the dispatch is inline."""
+        pre-pass's, so the dispatch is inline. ``leave_out``: node types neither visited nor
+        recorded, with everything under them (``LAYOUT``)."""
         self.root = root
+        self.leave_out = leave_out
         # Each node when it is entered, then None when it is left: the order of walk().
         self.events: list[cst.CSTNode | None] = []
         # The index of each entry event's leave event (0 at a leave event's own index), and the
@@ -126,7 +151,7 @@ class Walked:
             unbound = True
         else:
             unbound = False
-        fields_of, is_node = _CHILD_FIELDS, _IS_NODE
+        fields_of, is_node, leave_out = _CHILD_FIELDS, _IS_NODE, self.leave_out
         stack: list[Any] = [root]  # a node to enter, or the index of the entry event of one to leave
         pop, push = stack.pop, stack.append
         while stack:
@@ -154,16 +179,17 @@ class Walked:
                 value_kind = type(value)
                 if value_kind is tuple or value_kind is list:
                     for child in value:
-                        known = is_node.get(type(child))
+                        child_kind = type(child)
+                        known = is_node.get(child_kind)
                         if known is None:
                             known = _is_node(child)
-                        if known:
+                        if known and child_kind not in leave_out:
                             found.append(child)
                 else:
                     known = is_node.get(value_kind)
                     if known is None:
                         known = _is_node(value)
-                    if known:
+                    if known and value_kind not in leave_out:
                         found.append(value)
             if found:
                 starts[id(item)] = index
