@@ -16,9 +16,11 @@ top-level statements that hold them.
 from __future__ import annotations
 
 import ast
+import collections.abc
 import dataclasses
 import inspect
 import re
+import typing
 from array import array
 from typing import Any, Callable
 
@@ -44,6 +46,59 @@ def child_fields(cls: type) -> tuple[str, ...]:
             fields = tuple(f.name for f in dataclasses.fields(cls))
         _CHILD_FIELDS[cls] = fields
     return fields
+
+
+_RECORDED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def recorded_fields(cls: type) -> tuple[str, ...]:
+    """``child_fields(cls)`` without the fields that can only hold layout, by LibCST's type
+    annotations (``Call.whitespace_after_func``, ``Arg.comma``, ``Name.lpar``...): the recording
+    walk need not look at them. Every field, when the annotations cannot be read."""
+    fields = _RECORDED_FIELDS.get(cls)
+    if fields is None:
+        fields = child_fields(cls)
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # noqa: BLE001 - unreadable annotations: look at every field
+            hints = {}
+        fields = _RECORDED_FIELDS[cls] = tuple(
+            name for name in fields if not (name in hints and _only_layout(hints[name])))
+    return fields
+
+
+def _only_layout(hint: Any) -> bool:
+    """The annotation admits layout nodes only (at least one, nothing else)."""
+    kinds = _node_kinds(hint)
+    return bool(kinds) and all(_concrete(kind) <= LAYOUT for kind in kinds)
+
+
+def _node_kinds(hint: Any) -> set[type] | None:
+    """The node classes an annotation admits (None: something unknown, e.g. a string)."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin in (list, tuple, collections.abc.Sequence):
+        found: set[type] = set()
+        for arg in typing.get_args(hint):
+            if arg is Ellipsis:
+                continue
+            kinds = _node_kinds(arg)
+            if kinds is None:
+                return None
+            found |= kinds
+        return found
+    if hint is cst.MaybeSentinel or hint is type(None):
+        return set()
+    if isinstance(hint, type) and issubclass(hint, cst.CSTNode):
+        return {hint}
+    return None
+
+
+def _concrete(kind: type) -> set[type]:
+    """``kind`` and its subclasses that can be instantiated."""
+    found = set() if inspect.isabstract(kind) else {kind}
+    for sub in kind.__subclasses__():
+        found |= _concrete(sub)
+    return found
 
 
 def _is_node(value: object) -> bool:
@@ -151,7 +206,11 @@ class Walked:
             unbound = True
         else:
             unbound = False
-        fields_of, is_node, leave_out = _CHILD_FIELDS, _IS_NODE, self.leave_out
+        is_node, leave_out = _IS_NODE, self.leave_out
+        if leave_out == LAYOUT:
+            fields_of, fields_for = _RECORDED_FIELDS, recorded_fields
+        else:
+            fields_of, fields_for = _CHILD_FIELDS, child_fields
         stack: list[Any] = [root]  # a node to enter, or the index of the entry event of one to leave
         pop, push = stack.pop, stack.append
         while stack:
@@ -174,7 +233,8 @@ class Walked:
             if visit is not None and (visit(item) if unbound else visit(visitor, item)) is False:
                 raise ValueError("a recorded walk must visit every node")
             found: list[cst.CSTNode] = []
-            for name in fields_of.get(kind) or child_fields(kind):
+            fields = fields_of.get(kind)
+            for name in fields if fields is not None else fields_for(kind):
                 value = getattr(item, name)
                 value_kind = type(value)
                 if value_kind is tuple or value_kind is list:
