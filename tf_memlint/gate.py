@@ -403,6 +403,9 @@ class _Index:
         self._holds: dict[Inside | Together, bool] = {}
         self._tf_function_names: set[str] | None = None
         self._def_names: set[str] | None = None
+        self._callee_table: dict[str, list[ast.AST]] | None = None
+        self._repeated: list[ast.AST] | None = None
+        self._matchers: dict[frozenset[str], Any] = {}
 
     def holds(self, inside: Inside | Together) -> bool:
         found = self._holds.get(inside)
@@ -450,6 +453,13 @@ class _Index:
         return any(all(self._search([root], match, follow_calls=repeated) for match in matches) for root in roots)
 
     def _matcher(self, nodes: frozenset[str]):
+        """The test of a node for ``nodes``, built once per set of nodes."""
+        match = self._matchers.get(nodes)
+        if match is None:
+            match = self._matchers[nodes] = self._new_matcher(nodes)
+        return match
+
+    def _new_matcher(self, nodes: frozenset[str]):
         if not nodes:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
@@ -676,8 +686,11 @@ class _Index:
     def _repeated_defs(self) -> list[ast.AST]:
         """Defs that may run once per event (events.repetition): a route decorator, an HTTP,
         batch or epoch hook name, a ``request`` parameter, a method of a gRPC servicer."""
+        if self._repeated is not None:
+            return self._repeated
         hooks = HTTP_METHODS | BATCH_HOOKS | EPOCH_HOOKS
         found: list[ast.AST] = []
+        self._repeated = found
         for node in self.defs:
             arguments = node.args
             if node.name in hooks or any(
@@ -694,7 +707,10 @@ class _Index:
     def _callees(self) -> dict[str, list[ast.AST]]:
         """Name -> the defs a call of that name (``f()``, ``x.f()``) may run: defs of that name,
         the ``__init__`` of classes of that name."""
+        if self._callee_table is not None:
+            return self._callee_table
         callees: dict[str, list[ast.AST]] = {}
+        self._callee_table = callees
         for node in self.defs:
             callees.setdefault(node.name, []).append(node)
         for cls in self.classes:
