@@ -406,6 +406,8 @@ class _Index:
         self._callee_table: dict[str, list[ast.AST]] | None = None
         self._repeated: list[ast.AST] | None = None
         self._matchers: dict[frozenset[str], Any] = {}
+        self._regions: dict[Any, list[ast.AST]] = {}
+        self._place_roots: dict[str, list[ast.AST]] = {}
 
     def holds(self, inside: Inside | Together) -> bool:
         found = self._holds.get(inside)
@@ -414,30 +416,28 @@ class _Index:
         if found is None:
             match = self._matcher(inside.nodes)
             place = inside.place
+            region = self._region
             if place == ANYWHERE:
                 calls_only = inside.nodes and inside.nodes.isdisjoint({*_KINDS, ITEM_WRITE, NUMPY_NAME})
-                found = any(map(match, self.calls)) if calls_only else self._search([self.facts.tree], match, True)
+                found = any(map(match, self.calls if calls_only else region(ANYWHERE, lambda: [self.facts.tree], True)))
             elif place == OUTSIDE_WITH:  # calls only
                 items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
                 found = any(match(call) for call in self.calls if id(call) not in items)
             elif place == LOOP:
-                found = self._search(self.loops, match)
+                found = any(map(match, region(LOOP, lambda: self.loops)))
             elif place == IN_DEF_OR_LOOP:
-                found = self._search(self.defs + self.loops + self.comprehensions, match, into_functions=True)
+                found = any(map(match, region(IN_DEF_OR_LOOP, lambda: self.defs + self.loops + self.comprehensions, True)))
             elif place == MODEL_METHOD:
-                models = self._subclasses(lambda base: self.facts.qualified(base) in KERAS_MODEL_BASES)
-                found = self._search([d for cls in self.classes if cls.name in models
-                                      for d in cls.body if isinstance(d, _DEFS)], match)
+                found = any(map(match, region(MODEL_METHOD, self._model_methods)))
             elif place == NOTEBOOK:
-                found = self.facts.notebook and self._search([self.facts.tree], match, True)
+                found = self.facts.notebook and any(map(match, region(ANYWHERE, lambda: [self.facts.tree], True)))
             elif place == TRAINING_LOOP:
-                training = self._training_call
-                found = self._search([loop for loop in self.loops if self._search([loop], training)], match)
+                found = any(map(match, region(TRAINING_LOOP, self._training_loops)))
             elif place == REPEATED:
-                found = self._search(self.loops + self._repeated_defs(), match, follow_calls=True)
+                found = any(map(match, region(REPEATED, lambda: self.loops + self._repeated_defs(), follow_calls=True)))
             else:
-                roots = self._traced_roots() if place == TRACED else self._mapped_roots()
-                found = self._search(roots, match, into_functions=True) or (
+                roots = self._roots(place)
+                found = any(map(match, region(place, lambda: roots, True))) or (
                     NUMPY_NAME in inside.nodes and bool(roots) and self._captures(roots, self._numpy_names()))
             self._holds[inside] = found
         return found
@@ -450,7 +450,31 @@ class _Index:
         repeated = together.place == REPEATED
         roots = self.loops + self._repeated_defs() if repeated else self.loops
         matches = [self._matcher(group) for group in together.groups]
-        return any(all(self._search([root], match, follow_calls=repeated) for match in matches) for root in roots)
+        return any(all(any(map(match, self._region((id(root), repeated), lambda: [root], follow_calls=repeated)))
+                       for match in matches) for root in roots)
+
+    def _region(self, key: Any, roots, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
+        """The nodes of a place, found once (``_reach``) for every node test asked of it;
+        ``roots()`` gives the place's roots."""
+        found = self._regions.get(key)
+        if found is None:
+            found = self._regions[key] = self._reach(roots(), into_functions, follow_calls)
+        return found
+
+    def _model_methods(self) -> list[ast.AST]:
+        models = self._subclasses(lambda base: self.facts.qualified(base) in KERAS_MODEL_BASES)
+        return [d for cls in self.classes if cls.name in models for d in cls.body if isinstance(d, _DEFS)]
+
+    def _training_loops(self) -> list[ast.AST]:
+        training = self._training_call
+        return [loop for loop in self.loops if any(map(training, self._region((id(loop), False), lambda: [loop])))]
+
+    def _roots(self, place: str) -> list[ast.AST]:
+        """The roots of TRACED or MAPPED, found once."""
+        found = self._place_roots.get(place)
+        if found is None:
+            found = self._place_roots[place] = self._traced_roots() if place == TRACED else self._mapped_roots()
+        return found
 
     def _matcher(self, nodes: frozenset[str]):
         """The test of a node for ``nodes``, built once per set of nodes."""
@@ -511,18 +535,22 @@ class _Index:
             return bool(kinds) and isinstance(node, kinds)
         return match
 
-    def _search(self, roots: list, match, into_functions: bool = False, follow_calls: bool = False) -> bool:
-        """A node ``match`` accepts under one of ``roots``; nested defs and lambdas only with
+    def _reach(self, roots: list, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
+        """The nodes under ``roots`` (each once); nested defs and lambdas only with
         ``into_functions`` (they run at another time); with ``follow_calls``, the defs a call
         under the roots may run too (``FunctionFacts.resolve``: a def of that name, the
         ``__init__`` of a class of that name; a method of that name for ``x.name()``)."""
+        found: list[ast.AST] = []
+        seen: set[int] = set()
         stack = list(roots)
         followed: set[int] = set()
         callees = self._callees() if follow_calls else None
         while stack:
             node = stack.pop()
-            if match(node):
-                return True
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            found.append(node)
             if callees is not None and type(node) is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
                 name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
@@ -533,7 +561,7 @@ class _Index:
             for child in ast_children(node):
                 if into_functions or not isinstance(child, _FUNCTIONS):
                     stack.append(child)
-        return False
+        return found
 
     def _numpy_array(self, func: ast.AST) -> bool:
         """``np.zeros``, ``numpy.random.rand``, ``zeros`` from numpy: a NumPy function that
