@@ -17,7 +17,9 @@ from tf_memlint.engine import lint_source
 from tf_memlint.gate import ALWAYS, could_fire, gate_reason, may_have_trigger, may_import_tf, rule_triggers
 from tf_memlint.files import read_source
 from tf_memlint.rule import Rule, all_rules
-from tf_memlint.walk import Walked, children, walk
+from tf_memlint.context import TFContext
+from tf_memlint.scopes import collect
+from tf_memlint.walk import LAYOUT, Walked, children, walk
 
 BAD_FIXTURES = [p for p in fixture_files() if p.name.startswith("bad") and expectations(p)]
 
@@ -243,6 +245,61 @@ def test_recorded_walk_replays_and_lists_subtrees_like_a_walk():
         expected = {id(n): i for i, top in enumerate(module.body) for n in [top, *_below(top, ())]}
         assert recorded.holders({id(n) for n in nodes}, list(module.body)) == expected, path
     assert Walked(cst.parse_module("x = 1\n"), _Recorder()).below(cst.Name("x")) is None  # not in the tree
+
+
+def test_the_pre_pass_records_the_walk_without_layout():
+    """The scope pre-pass leaves layout (whitespace, comments, brackets, separators) out of its
+    recorded walk: it is that walk with every layout subtree cut, and below() lists the same
+    subtrees without layout. Nothing that visits the recorded walk may need a layout node."""
+    own_scopes = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+    for path in fixture_files()[::4] + _corpus_sample(8):
+        module = cst.parse_module(read_source(str(path)))
+        walked = collect(module).walked
+        full = _NodeRecorder()
+        walk(module, full)
+        kept, cut = [], 0
+        for node, entering in full.events:
+            if cut:
+                cut += 1 if entering else -1
+            elif entering and type(node) in LAYOUT:
+                cut = 1
+            else:
+                kept.append(node if entering else None)
+        assert walked.events == kept, path
+        nodes = [n for n in walked.events if n is not None]
+        for node in nodes[:: max(1, len(nodes) // 100)] + [n for n in nodes if isinstance(n, own_scopes)]:
+            below = walked.below(node, own_scopes)
+            expected = [n for n in _below(node, own_scopes) if not _in_layout(n, node)]
+            assert (below or []) == expected, path
+    visited = {name for rule in all_rules().values() for name in dir(rule) if name.startswith(("visit_", "leave_"))}
+    layout_names = {kind.__name__ for kind in LAYOUT}
+    assert not {name.split("_", 1)[1] for name in visited} & layout_names
+    assert not (TFContext.ENTERED | TFContext.LEFT) & LAYOUT
+    assert all(not kind.__subclasses__() for kind in LAYOUT)  # below() tests types by identity
+
+
+class _NodeRecorder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.events: list[tuple[cst.CSTNode, bool]] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.events.append((node, True))
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.events.append((original_node, False))
+
+
+def _in_layout(node: cst.CSTNode, root: cst.CSTNode) -> bool:
+    """``node`` is layout or under a layout node of ``root``'s subtree."""
+    stack = [(root, False)]
+    while stack:
+        current, inside = stack.pop()
+        inside = inside or type(current) in LAYOUT
+        if current is node:
+            return inside
+        stack.extend((child, inside) for child in children(current))
+    return False
 
 
 def test_a_recorded_walk_refuses_a_pruning_visitor():

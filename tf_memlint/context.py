@@ -302,7 +302,8 @@ class TFContext:
         return cached
 
     def calls_in(self, node: cst.CSTNode) -> list[cst.Call]:
-        return [n for n in self.nodes_in(node) if isinstance(n, cst.Call)]
+        call = cst.Call
+        return [n for n in self.nodes_in(node) if type(n) is call]
 
     # Value resolution ----------------------------------------------------------------------
     def binding(self, name: str, mode: Resolution = STATIC) -> Binding | None:

@@ -81,6 +81,17 @@ def enabled_codes(select: Iterable[str] = (), ignore: Iterable[str] = (),
     return chosen
 
 
+_HOOKS: dict[type, tuple[str, ...]] = {}
+
+
+def _hooks(cls: type) -> tuple[str, ...]:
+    """The ``visit_*``/``leave_*`` methods of a rule class, in ``dir`` order (read once)."""
+    found = _HOOKS.get(cls)
+    if found is None:
+        found = _HOOKS[cls] = tuple(a for a in dir(cls) if a.startswith(("visit_", "leave_")))
+    return found
+
+
 class _BatchedWalk:
     """One traversal: keeps the TFContext current, then dispatches each node to every rule.
     The order (context entered before the rules visit a node, left after they leave it) is
@@ -93,10 +104,10 @@ class _BatchedWalk:
         self.visitors: dict[str, list[Callable[[Any], Any]]] = defaultdict(list)
         self.leavers: dict[str, list[Callable[[Any], Any]]] = defaultdict(list)
         for rule in rules:
-            for attr in dir(type(rule)):
+            for attr in _hooks(type(rule)):
                 if attr.startswith("visit_"):
                     self.visitors[attr[6:]].append(getattr(rule, attr))
-                elif attr.startswith("leave_"):
+                else:
                     self.leavers[attr[6:]].append(getattr(rule, attr))
         # What runs on entering / leaving a node of each type, in the hook order: filled on
         # first sight of the type. Most nodes (names, whitespace, operators) have nothing to run.
@@ -163,6 +174,9 @@ _unchecked_lock = threading.Lock()
 _unchecked_parses = 0
 
 
+_SKIP_CHECK = object.__init__  # a method of every object that takes no argument and does nothing
+
+
 def _check_unless_parsing(node: cst.CSTNode) -> None:
     if not getattr(_parsing, "trusted", False):
         _CHECK_NODE(node)
@@ -173,7 +187,11 @@ def _nodes_unchecked() -> Iterator[None]:
     global _unchecked_parses
     with _unchecked_lock:
         if _unchecked_parses == 0:
-            cst.CSTNode.__post_init__ = _check_unless_parsing  # type: ignore[method-assign]
+            # The only thread (flake8 and the command's workers parse on their main thread):
+            # no other thread can construct a node meanwhile, so the check is skipped by a
+            # method in C instead of a Python call per node (a few million per corpus).
+            alone = threading.active_count() == 1
+            cst.CSTNode.__post_init__ = _SKIP_CHECK if alone else _check_unless_parsing  # type: ignore[method-assign]
         _unchecked_parses += 1
     _parsing.trusted = True
     try:

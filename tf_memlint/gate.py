@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from tf_memlint.rule import Rule
 
 ALWAYS = "*"
+_UNKNOWN = object()
 
 
 def rule_triggers(rule: type[Rule]) -> frozenset[str]:
@@ -100,7 +101,7 @@ class ModuleFacts:
     where things are (``holds``)."""
 
     __slots__ = ("aliases", "tree", "project", "notebook", "_attrs", "_attribute_nodes", "_identifiers", "_identifier_text",
-                 "_index")
+                 "_index", "_qualified_attributes", "_names", "_occurs", "_qualified")
 
     def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None, notebook: bool = False) -> None:
         self.tree = tree
@@ -114,6 +115,11 @@ class ModuleFacts:
         self._identifier_text: str | None = None
         self._attribute_nodes: list[ast.Attribute] = []
         self._index: _Index | None = None
+        # Asked once per enabled rule (codes_that_can_fire): kept across the rules' questions.
+        self._qualified_attributes: dict[str, list] | None = None  # attribute name -> nodes, then names
+        self._names: dict[frozenset[str] | tuple[frozenset[str], str], set[str]] = {}
+        self._occurs: dict[tuple[frozenset[str], str], bool] = {}  # (lasts, trigger) -> occurs
+        self._qualified: dict[int, str | None] = {}  # id of a node of ``tree`` -> qualified()
         self._collect_imports(getattr(tree, "body", ()))
 
     def _collect_imports(self, body: list[ast.stmt]) -> None:
@@ -210,23 +216,60 @@ class ModuleFacts:
         return None if module is None else module + dot + rest
 
     def qualified(self, expr: ast.AST) -> str | None:
-        """The canonical TF/Keras name of a ``a.b.c`` chain, as ``TFContext.qualified_name``."""
+        """The canonical TF/Keras name of a ``a.b.c`` chain, as ``TFContext.qualified_name``.
+        Kept per node: each rule's gate asks again of the same calls."""
+        known = self._qualified.get(id(expr), _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known  # type: ignore[return-value]
         imported = self.imported(expr)
-        return None if imported is None else canonical(imported)
+        found = self._qualified[id(expr)] = None if imported is None else canonical(imported)
+        return found
 
     def names(self, lasts: set[str]) -> set[str]:
         """Canonical TF/Keras names the module refers to: every import alias, and every
         ``a.b.c`` chain ending in one of ``lasts``, resolved as ``TFContext.qualified_name``
         resolves it (head through the import aliases, then ``names.canonical``)."""
+        key = frozenset(lasts)
+        cached = self._names.get(key)
+        if cached is not None:
+            return set(cached)
         found = {c for c in map(canonical, self.aliases.values()) if c is not None}
+        for last in key:
+            found.update(self._qualified_ending_in(last))
+        self._names[key] = found
+        return set(found)
+
+    def names_and_prefixes(self, lasts: frozenset[str]) -> set[str]:
+        """``names(lasts)`` with every dotted prefix of each (``a.b`` and ``a`` for ``a.b.c``):
+        a trigger matches a name or a name under it exactly when it is in this set."""
+        key = (lasts, "")
+        found = self._names.get(key)  # type: ignore[call-overload]
+        if found is None:
+            found = set()
+            for name in self.names(lasts):
+                found.add(name)
+                while "." in name:
+                    name = name.rpartition(".")[0]
+                    found.add(name)
+            self._names[key] = found  # type: ignore[index]
+        return found
+
+    def _qualified_ending_in(self, last: str) -> list[str]:
+        """The canonical names of the ``a.b.c`` chains whose attribute is ``last``, each chain
+        resolved once whichever rules ask."""
         if self._attrs is None:
             self._walk()
-        for node in self._attribute_nodes:
-            if node.attr in lasts:
-                name = self.qualified(node)
-                if name is not None:
-                    found.add(name)
-        return found
+        by_attribute = self._qualified_attributes
+        if by_attribute is None:
+            by_attribute = self._qualified_attributes = {}
+            for node in self._attribute_nodes:
+                by_attribute.setdefault(node.attr, []).append(node)
+        nodes = by_attribute.get(last)
+        if not nodes:
+            return []
+        if type(nodes[0]) is not str:  # resolved on first use
+            nodes = by_attribute[last] = [name for name in map(self.qualified, nodes) if name is not None]
+        return nodes
 
     def holds(self, inside: Inside | Together) -> bool:
         """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring);
@@ -360,6 +403,11 @@ class _Index:
         self._holds: dict[Inside | Together, bool] = {}
         self._tf_function_names: set[str] | None = None
         self._def_names: set[str] | None = None
+        self._callee_table: dict[str, list[ast.AST]] | None = None
+        self._repeated: list[ast.AST] | None = None
+        self._matchers: dict[frozenset[str], Any] = {}
+        self._regions: dict[Any, list[ast.AST]] = {}
+        self._place_roots: dict[str, list[ast.AST]] = {}
 
     def holds(self, inside: Inside | Together) -> bool:
         found = self._holds.get(inside)
@@ -368,31 +416,29 @@ class _Index:
         if found is None:
             match = self._matcher(inside.nodes)
             place = inside.place
+            region = self._region
             if place == ANYWHERE:
                 calls_only = inside.nodes and inside.nodes.isdisjoint({*_KINDS, ITEM_WRITE, NUMPY_NAME})
-                found = any(map(match, self.calls)) if calls_only else self._search([self.facts.tree], match, True)
+                found = any(map(match, self.calls if calls_only else region(ANYWHERE, lambda: [self.facts.tree], True)))
             elif place == OUTSIDE_WITH:  # calls only
                 items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
                 found = any(match(call) for call in self.calls if id(call) not in items)
             elif place == LOOP:
-                found = self._search(self.loops, match)
+                found = any(map(match, region(LOOP, lambda: self.loops)))
             elif place == IN_DEF_OR_LOOP:
-                found = self._search(self.defs + self.loops + self.comprehensions, match, into_functions=True)
+                found = any(map(match, region(IN_DEF_OR_LOOP, lambda: self.defs + self.loops + self.comprehensions, True)))
             elif place == MODEL_METHOD:
-                models = self._subclasses(lambda base: self.facts.qualified(base) in KERAS_MODEL_BASES)
-                found = self._search([d for cls in self.classes if cls.name in models
-                                      for d in cls.body if isinstance(d, _DEFS)], match)
+                found = any(map(match, region(MODEL_METHOD, self._model_methods)))
             elif place == NOTEBOOK:
-                found = self.facts.notebook and self._search([self.facts.tree], match, True)
+                found = self.facts.notebook and any(map(match, region(ANYWHERE, lambda: [self.facts.tree], True)))
             elif place == TRAINING_LOOP:
-                training = self._training_call
-                found = self._search([loop for loop in self.loops if self._search([loop], training)], match)
+                found = any(map(match, region(TRAINING_LOOP, self._training_loops)))
             elif place == REPEATED:
-                found = self._search(self.loops + self._repeated_defs(), match, follow_calls=True)
+                found = any(map(match, region(REPEATED, lambda: self.loops + self._repeated_defs(), follow_calls=True)))
             else:
-                roots = self._traced_roots() if place == TRACED else self._mapped_roots()
-                found = self._search(roots, match, into_functions=True) or (
-                    NUMPY_NAME in inside.nodes and self._captures(roots, self._numpy_names()))
+                roots = self._roots(place)
+                found = any(map(match, region(place, lambda: roots, True))) or (
+                    NUMPY_NAME in inside.nodes and bool(roots) and self._captures(roots, self._numpy_names()))
             self._holds[inside] = found
         return found
 
@@ -404,9 +450,40 @@ class _Index:
         repeated = together.place == REPEATED
         roots = self.loops + self._repeated_defs() if repeated else self.loops
         matches = [self._matcher(group) for group in together.groups]
-        return any(all(self._search([root], match, follow_calls=repeated) for match in matches) for root in roots)
+        return any(all(any(map(match, self._region((id(root), repeated), lambda: [root], follow_calls=repeated)))
+                       for match in matches) for root in roots)
+
+    def _region(self, key: Any, roots, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
+        """The nodes of a place, found once (``_reach``) for every node test asked of it;
+        ``roots()`` gives the place's roots."""
+        found = self._regions.get(key)
+        if found is None:
+            found = self._regions[key] = self._reach(roots(), into_functions, follow_calls)
+        return found
+
+    def _model_methods(self) -> list[ast.AST]:
+        models = self._subclasses(lambda base: self.facts.qualified(base) in KERAS_MODEL_BASES)
+        return [d for cls in self.classes if cls.name in models for d in cls.body if isinstance(d, _DEFS)]
+
+    def _training_loops(self) -> list[ast.AST]:
+        training = self._training_call
+        return [loop for loop in self.loops if any(map(training, self._region((id(loop), False), lambda: [loop])))]
+
+    def _roots(self, place: str) -> list[ast.AST]:
+        """The roots of TRACED or MAPPED, found once."""
+        found = self._place_roots.get(place)
+        if found is None:
+            found = self._place_roots[place] = self._traced_roots() if place == TRACED else self._mapped_roots()
+        return found
 
     def _matcher(self, nodes: frozenset[str]):
+        """The test of a node for ``nodes``, built once per set of nodes."""
+        match = self._matchers.get(nodes)
+        if match is None:
+            match = self._matchers[nodes] = self._new_matcher(nodes)
+        return match
+
+    def _new_matcher(self, nodes: frozenset[str]):
         if not nodes:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
@@ -458,18 +535,22 @@ class _Index:
             return bool(kinds) and isinstance(node, kinds)
         return match
 
-    def _search(self, roots: list, match, into_functions: bool = False, follow_calls: bool = False) -> bool:
-        """A node ``match`` accepts under one of ``roots``; nested defs and lambdas only with
+    def _reach(self, roots: list, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
+        """The nodes under ``roots`` (each once); nested defs and lambdas only with
         ``into_functions`` (they run at another time); with ``follow_calls``, the defs a call
         under the roots may run too (``FunctionFacts.resolve``: a def of that name, the
         ``__init__`` of a class of that name; a method of that name for ``x.name()``)."""
+        found: list[ast.AST] = []
+        seen: set[int] = set()
         stack = list(roots)
         followed: set[int] = set()
         callees = self._callees() if follow_calls else None
         while stack:
             node = stack.pop()
-            if match(node):
-                return True
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            found.append(node)
             if callees is not None and type(node) is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
                 name = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
@@ -480,7 +561,7 @@ class _Index:
             for child in ast_children(node):
                 if into_functions or not isinstance(child, _FUNCTIONS):
                     stack.append(child)
-        return False
+        return found
 
     def _numpy_array(self, func: ast.AST) -> bool:
         """``np.zeros``, ``numpy.random.rand``, ``zeros`` from numpy: a NumPy function that
@@ -499,7 +580,7 @@ class _Index:
         a parameter, an assignment, loop, with or comprehension target (``scopes.collect``), not
         declared global. Every other identifier LibCST holds as a Name counts as a use."""
         seen: set[int] = set()
-        for function in (n for root in roots for n in ast.walk(root) if isinstance(n, _FUNCTIONS)):
+        for function in (n for root in roots for n in ast_nodes(root) if isinstance(n, _FUNCTIONS)):
             if id(function) in seen:
                 continue
             seen.add(id(function))
@@ -524,8 +605,8 @@ class _Index:
             value = getattr(node, "value", None)
             if value is not None and type(node) is not ast.NamedExpr:
                 targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
-                candidates.append(([n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name],
-                                   list(ast.walk(value))))
+                candidates.append(([n.id for t in targets for n in ast_nodes(t) if type(n) is ast.Name],
+                                   ast_nodes(value)))
         numpy = self._matcher(frozenset({NUMPY_ARRAY}))
         changed = True
         while changed:
@@ -568,7 +649,7 @@ class _Index:
                 if type(value) is ast.Call and (qualified(value.func) == TF_FUNCTION or (
                         type(value.func) is ast.Call and qualified(value.func.func) == TF_FUNCTION)):
                     targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
-                    names.update(n.id for t in targets for n in ast.walk(t) if type(n) is ast.Name)
+                    names.update(n.id for t in targets for n in ast_nodes(t) if type(n) is ast.Name)
             self._tf_function_names = names
         return self._tf_function_names
 
@@ -594,7 +675,7 @@ class _Index:
         layers = self._subclasses(lambda base: qualified(base) in KERAS_BASE_CLASSES)  # KerasFacts.layer_classes
         for cls in self.classes:
             if cls.name in layers:
-                roots.extend(n for n in ast.walk(cls) if isinstance(n, _DEFS) and n.name in KERAS_TRACED_METHODS)
+                roots.extend(n for n in ast_nodes(cls) if isinstance(n, _DEFS) and n.name in KERAS_TRACED_METHODS)
         return roots
 
     def _subclasses(self, base_matches) -> set[str]:
@@ -621,7 +702,7 @@ class _Index:
             if (type(func) is ast.Attribute and func.attr in DATASET_MAP_METHODS) \
                     or self.facts.qualified(func) == MAP_FN:
                 for arg in [*call.args, *(k.value for k in call.keywords)]:
-                    for node in ast.walk(arg):
+                    for node in ast_nodes(arg):
                         if type(node) is ast.Lambda:
                             roots.append(node)
                         elif type(node) is ast.Name:
@@ -633,8 +714,11 @@ class _Index:
     def _repeated_defs(self) -> list[ast.AST]:
         """Defs that may run once per event (events.repetition): a route decorator, an HTTP,
         batch or epoch hook name, a ``request`` parameter, a method of a gRPC servicer."""
+        if self._repeated is not None:
+            return self._repeated
         hooks = HTTP_METHODS | BATCH_HOOKS | EPOCH_HOOKS
         found: list[ast.AST] = []
+        self._repeated = found
         for node in self.defs:
             arguments = node.args
             if node.name in hooks or any(
@@ -651,7 +735,10 @@ class _Index:
     def _callees(self) -> dict[str, list[ast.AST]]:
         """Name -> the defs a call of that name (``f()``, ``x.f()``) may run: defs of that name,
         the ``__init__`` of classes of that name."""
+        if self._callee_table is not None:
+            return self._callee_table
         callees: dict[str, list[ast.AST]] = {}
+        self._callee_table = callees
         for node in self.defs:
             callees.setdefault(node.name, []).append(node)
         for cls in self.classes:
@@ -775,23 +862,26 @@ def gate_reason(tree: ast.AST | ModuleFacts, codes: Iterable[str] | None = None)
     if not facts.imports_tf():
         return None
     gate = _split_triggers(codes)
-    found: dict[str, bool] = {}
-    names: set[str] | None = None
+    # A name trigger is matched against the names ending in the enabled rules' last parts; the
+    # answers are kept on the facts for the next rule asked with the same last parts.
+    found = facts._occurs
+    lasts = gate.lasts
+    named: set[str] | None = None  # every name referred to, and every dotted prefix of one
 
     def matches(atom: str) -> bool:
-        nonlocal names
+        nonlocal named
         if atom.startswith("."):
             return atom[1:] in facts.attributes
         if atom.startswith("~"):
             return atom[1:] in facts.identifier_text
-        if names is None:
-            names = facts.names(set(gate.lasts))
-        return any(name == atom or name.startswith(atom + ".") for name in names)
+        if named is None:
+            named = facts.names_and_prefixes(lasts)
+        return atom in named  # a name is the atom's, or one under it
 
     def occurs(trigger: str) -> bool:
-        hit = found.get(trigger)
+        hit = found.get((lasts, trigger))
         if hit is None:
-            hit = found[trigger] = trigger == ALWAYS or all(matches(atom) for atom in trigger.split("&"))
+            hit = found[(lasts, trigger)] = trigger == ALWAYS or all(matches(atom) for atom in trigger.split("&"))
         return hit
 
     for triggers, structure in gate.checks:

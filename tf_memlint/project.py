@@ -122,9 +122,16 @@ def _nodes(function: ast.AST) -> list[ast.AST]:
     return found
 
 
+_GUARDED: dict[int, set[int]] = {}
+
+
 def _guarded(function: ast.AST) -> set[int]:
-    """Nodes under ``if x is None:`` / ``if not x:`` / ``if k not in cache:``: run once."""
-    found: set[int] = set()
+    """Nodes under ``if x is None:`` / ``if not x:`` / ``if k not in cache:``: run once. Asked
+    twice per function (``_undone``, ``_direct``): kept, with ``_NODES``, for one summary."""
+    found = _GUARDED.get(id(function))
+    if found is not None:
+        return found
+    found = _GUARDED[id(function)] = set()
     for node in _nodes(function):
         if type(node) is ast.If and (
                 (isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not))
@@ -389,6 +396,7 @@ def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
                 summary["calls"][fname] = list(calls)
     finally:
         _NODES.clear()  # keyed by id(): the tree goes now
+        _GUARDED.clear()
     return summary
 
 

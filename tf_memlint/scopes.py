@@ -18,7 +18,7 @@ from typing import Any, Callable, NamedTuple
 import libcst as cst
 
 from tf_memlint.syntax import all_params, dotted_name, target_names
-from tf_memlint.walk import Walked
+from tf_memlint.walk import LAYOUT, Walked
 
 
 @dataclass
@@ -101,7 +101,7 @@ class ModuleNames:
 
 def collect(module: cst.Module) -> ModuleNames:
     collector = _Collector(module)
-    walked = Walked(module, collector)
+    walked = Walked(module, collector, _VISITS, _LEAVES, leave_out=LAYOUT)
     return ModuleNames(collector.aliases, collector.scopes, collector.calls, collector.classes, walked)
 
 

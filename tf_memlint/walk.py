@@ -16,10 +16,13 @@ top-level statements that hold them.
 from __future__ import annotations
 
 import ast
+import collections.abc
 import dataclasses
 import inspect
 import re
+import typing
 from array import array
+from typing import Any, Callable
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -43,6 +46,59 @@ def child_fields(cls: type) -> tuple[str, ...]:
             fields = tuple(f.name for f in dataclasses.fields(cls))
         _CHILD_FIELDS[cls] = fields
     return fields
+
+
+_RECORDED_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def recorded_fields(cls: type) -> tuple[str, ...]:
+    """``child_fields(cls)`` without the fields that can only hold layout, by LibCST's type
+    annotations (``Call.whitespace_after_func``, ``Arg.comma``, ``Name.lpar``...): the recording
+    walk need not look at them. Every field, when the annotations cannot be read."""
+    fields = _RECORDED_FIELDS.get(cls)
+    if fields is None:
+        fields = child_fields(cls)
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # noqa: BLE001 - unreadable annotations: look at every field
+            hints = {}
+        fields = _RECORDED_FIELDS[cls] = tuple(
+            name for name in fields if not (name in hints and _only_layout(hints[name])))
+    return fields
+
+
+def _only_layout(hint: Any) -> bool:
+    """The annotation admits layout nodes only (at least one, nothing else)."""
+    kinds = _node_kinds(hint)
+    return bool(kinds) and all(_concrete(kind) <= LAYOUT for kind in kinds)
+
+
+def _node_kinds(hint: Any) -> set[type] | None:
+    """The node classes an annotation admits (None: something unknown, e.g. a string)."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin in (list, tuple, collections.abc.Sequence):
+        found: set[type] = set()
+        for arg in typing.get_args(hint):
+            if arg is Ellipsis:
+                continue
+            kinds = _node_kinds(arg)
+            if kinds is None:
+                return None
+            found |= kinds
+        return found
+    if hint is cst.MaybeSentinel or hint is type(None):
+        return set()
+    if isinstance(hint, type) and issubclass(hint, cst.CSTNode):
+        return {hint}
+    return None
+
+
+def _concrete(kind: type) -> set[type]:
+    """``kind`` and its subclasses that can be instantiated."""
+    found = set() if inspect.isabstract(kind) else {kind}
+    for sub in kind.__subclasses__():
+        found |= _concrete(sub)
+    return found
 
 
 def _is_node(value: object) -> bool:
@@ -92,19 +148,113 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+# The layout of the code: whitespace, comments, newlines, brackets and separators. No fact and no
+# rule is about them (tests/test_gate.py checks that no rule, the context or the scope pre-pass
+# visits one), and they are about two thirds of a LibCST tree's nodes: the pre-pass leaves them
+# out of its recorded walk, so the rules' walk and ``below`` never see them. Each holds only
+# other layout nodes.
+LAYOUT: frozenset[type] = frozenset({
+    cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.Newline, cst.EmptyLine,
+    cst.Comment, cst.Comma, cst.Dot, cst.AssignEqual, cst.Colon, cst.Semicolon, cst.LeftParen, cst.RightParen,
+    cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace})
+
+
+def preorder(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under ``root``, layout included, in walk order (``root`` left out)."""
+    found: list[cst.CSTNode] = []
+    stack = list(reversed(children(root)))
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(reversed(children(node)))
+    return found
+
+
 class Walked:
     """A tree walked once (``Walked(root, visitor)`` is ``walk(root, visitor)``), recorded so that
     ``replay`` calls another visitor in exactly the same order, and ``below`` lists a subtree's
     nodes, without walking it again. The visitor of the recording walk must not prune (return
     False from ``on_visit``): what it skips would be missing from every replay."""
 
-    def __init__(self, root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    def __init__(self, root: cst.CSTNode, visitor: cst.CSTVisitor,
+                 visits: dict[type, Callable[[Any, Any], Any]] | None = None,
+                 leaves: dict[type, Callable[[Any, Any], Any]] | None = None,
+                 leave_out: frozenset[type] = frozenset()) -> None:
+        """``visits``/``leaves``: the visitor's own methods by node type (``method(visitor,
+        node)``), called instead of ``on_visit``/``on_leave``; the walk of every node is the
+        pre-pass's, so the dispatch is inline. ``leave_out``: node types neither visited nor
+        recorded, with everything under them (``LAYOUT``)."""
         self.root = root
+        self.leave_out = leave_out
         # Each node when it is entered, then None when it is left: the order of walk().
         self.events: list[cst.CSTNode | None] = []
-        walk(root, visitor, self.events)
-        self._starts: dict[int, int] | None = None
+        # The index of each entry event's leave event (0 at a leave event's own index), and the
+        # index of the entry event of each node with children, by id: what ``below`` reads.
         self._ends = array("i")
+        self._starts: dict[int, int] = {}
+        self._record(root, visitor, visits, leaves)
+        # positions_of's answers: (placed with a stdlib tree's help) -> id(node) -> (line, column)
+        self.placed: dict[bool, dict[int, tuple[int, int]]] = {}
+
+    def _record(self, root: cst.CSTNode, visitor: cst.CSTVisitor, visits: dict | None, leaves: dict | None) -> None:
+        """``walk(root, visitor, self.events)``, filling the index ``below`` reads as it goes."""
+        events, ends, starts = self.events, self._ends, self._starts
+        record, mark = events.append, ends.append
+        if visits is None or leaves is None:
+            on_visit, on_leave = visitor.on_visit, visitor.on_leave
+            visits, leaves = _AnyType(on_visit), _AnyType(on_leave)
+            unbound = True
+        else:
+            unbound = False
+        is_node, leave_out = _IS_NODE, self.leave_out
+        if leave_out == LAYOUT:
+            fields_of, fields_for = _RECORDED_FIELDS, recorded_fields
+        else:
+            fields_of, fields_for = _CHILD_FIELDS, child_fields
+        stack: list[Any] = [root]  # a node to enter, or the index of the entry event of one to leave
+        pop, push = stack.pop, stack.append
+        while stack:
+            item = pop()
+            if type(item) is int:
+                node = events[item]
+                leave = leaves.get(type(node))
+                if leave is not None:
+                    leave(node) if unbound else leave(visitor, node)
+                ends[item] = len(events)
+                record(None)
+                mark(0)
+                continue
+            index = len(events)
+            record(item)
+            mark(0)
+            push(index)
+            kind = type(item)
+            visit = visits.get(kind)
+            if visit is not None and (visit(item) if unbound else visit(visitor, item)) is False:
+                raise ValueError("a recorded walk must visit every node")
+            found: list[cst.CSTNode] = []
+            fields = fields_of.get(kind)
+            for name in fields if fields is not None else fields_for(kind):
+                value = getattr(item, name)
+                value_kind = type(value)
+                if value_kind is tuple or value_kind is list:
+                    for child in value:
+                        child_kind = type(child)
+                        known = is_node.get(child_kind)
+                        if known is None:
+                            known = _is_node(child)
+                        if known and child_kind not in leave_out:
+                            found.append(child)
+                else:
+                    known = is_node.get(value_kind)
+                    if known is None:
+                        known = _is_node(value)
+                    if known and value_kind not in leave_out:
+                        found.append(value)
+            if found:
+                starts[id(item)] = index
+                found.reverse()
+                stack.extend(found)
 
     def replay(self, visitor: cst.CSTVisitor) -> None:
         """``walk(root, visitor)`` from the recording; ``on_visit``'s result is ignored (no
@@ -133,11 +283,14 @@ class Walked:
             return [n for n in events[start + 1:end] if n is not None]
         found: list[cst.CSTNode] = []
         index = start + 1
+        # By exact type: isinstance on LibCST's classes (ABCs) costs a Python call per node, and
+        # the classes skipped (FunctionDef, Lambda, ClassDef) have no subclasses.
+        skipped = frozenset(skip)
         while index < end:
             child = events[index]
             if child is None:
                 index += 1
-            elif isinstance(child, skip):
+            elif type(child) in skipped:
                 index = ends[index] + 1  # past its leave event
             else:
                 found.append(child)
@@ -163,24 +316,19 @@ class Walked:
         return found
 
     def _starts_by_id(self) -> dict[int, int]:
-        """id(node) -> the index of its entry event, for the nodes with children; and, in
-        ``_ends``, the index of each entry event's leave event. Built on first use."""
-        if self._starts is not None:
-            return self._starts
-        events = self.events
-        starts: dict[int, int] = {}
-        ends = self._ends = array("i", bytes(4 * len(events)))
-        open_starts: list[int] = []
-        last = len(events) - 1
-        for index, node in enumerate(events):
-            if node is None:
-                ends[open_starts.pop()] = index
-            else:
-                open_starts.append(index)
-                if index < last and events[index + 1] is not None:  # it has children
-                    starts[id(node)] = index
-        self._starts = starts
-        return starts
+        """id(node) -> the index of its entry event, for the nodes with children (``_ends``
+        holds the index of each entry event's leave event)."""
+        return self._starts
+
+
+class _AnyType:
+    """The same method for every node type: a visitor without per-type tables."""
+
+    def __init__(self, method: Callable[[Any], Any]) -> None:
+        self.method = method
+
+    def get(self, kind: type) -> Callable[[Any], Any]:
+        return self.method
 
 
 def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNode],
@@ -194,10 +342,15 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
     each statement starts. That placement is checked: the statement's generated code must be
     the source text at that line; otherwise (or without a stdlib tree) the whole module is used.
     """
-    found: dict[int, tuple[int, int]] = {}
-    wanted = {id(node) for node in nodes}
+    # Messages ask for lines one node at a time (FunctionFacts.line_of), then the engine for the
+    # findings: the positions of every node of each statement placed are kept with the walk.
+    placed = walked.placed.setdefault(tree is not None, {})
+    if all(id(node) in placed for node in nodes):
+        return {id(node): placed[id(node)] for node in nodes if id(node) in placed}
+    wanted = {id(node) for node in nodes if id(node) not in placed}
     lines = _top_level_lines(module, tree) if tree is not None else None
     if lines is not None:
+        found: dict[int, tuple[int, int]] = {}
         text = source.decode(module.encoding) if isinstance(source, bytes) else source
         starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         for index in sorted(set(walked.holders(wanted, list(module.body)).values())):
@@ -208,13 +361,14 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
                 break
             part = module.with_changes(body=[statement], header=(), footer=())
             for node, position in MetadataWrapper(part, unsafe_skip_copy=True).resolve(PositionProvider).items():
-                if id(node) in wanted:
+                if node is not part:  # the module's own nodes only: an id stays theirs
                     found[id(node)] = (position.start.line + first, position.start.column)
-        if len(found) == len(wanted):
-            return found
+        if wanted.issubset(found):
+            placed.update(found)
+            return {id(node): placed[id(node)] for node in nodes}
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    return {id(node): (positions[node].start.line, positions[node].start.column) for node in nodes
-            if node in positions}
+    placed.update((id(node), (position.start.line, position.start.column)) for node, position in positions.items())
+    return {id(node): placed[id(node)] for node in nodes if id(node) in placed}
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")

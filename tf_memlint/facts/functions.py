@@ -132,6 +132,11 @@ class FunctionFacts:
             if isinstance(statement, cst.FunctionDef):
                 self.module_defs[statement.name.value] = statement
                 self.module_def_history.setdefault(statement.name.value, []).append((index, statement))
+        # The scopes that declare each name ``global``, in scope order (asked of every name read).
+        self._declaring_global: dict[str, list] = {}
+        for scope in context.scopes.values():
+            for name in scope.declared_global:
+                self._declaring_global.setdefault(name, []).append(scope)
         for node, scope in context.scopes.items():
             if isinstance(node, cst.ClassDef):
                 self.classes.setdefault(node.name.value, node)
@@ -141,11 +146,12 @@ class FunctionFacts:
                 self.methods.setdefault((cls.name.value, node.name.value), node)
                 self._class_of_def[id(node)] = cls
                 for inner in context.nodes_in(node.body, into_functions=True):
-                    if isinstance(inner, cst.Assign):
+                    if type(inner) is cst.Assign:
                         for target in inner.targets:
                             if is_self_attribute(target.target):
                                 self._self_attrs.setdefault(
                                     (cls.name.value, target.target.attr.value), []).append(inner.value)
+        self.method_names = {name for _, name in self.methods}
 
     # Where things are ---------------------------------------------------------------------
     def line_of(self, node: cst.CSTNode) -> int | None:
@@ -184,9 +190,8 @@ class FunctionFacts:
                 if name in scope.assignments:
                     return [v for v in scope.assignments[name] if v is not None]
         values = [v for v in context.module_scope.assignments.get(name, []) if v is not None]
-        for node, scope in context.scopes.items():
-            if name in scope.declared_global:
-                values.extend(v for v in scope.assignments.get(name, []) if v is not None)
+        for scope in self._declaring_global.get(name, ()):
+            values.extend(v for v in scope.assignments.get(name, []) if v is not None)
         return values
 
     def class_of(self, expr: cst.BaseExpression, where: cst.CSTNode | None, _depth: int = 0) -> cst.ClassDef | None:
@@ -249,6 +254,8 @@ class FunctionFacts:
                 return None  # `resize = tffunc(...)(resize)`: the name no longer runs the def
             return name, definition
         if isinstance(func, cst.Attribute):
+            if func.attr.value not in self.method_names:
+                return None  # no class of this module defines a method of that name
             owner = self.class_of(func.value, where)
             if owner is None:
                 return None
@@ -412,8 +419,9 @@ class FunctionFacts:
             fresh_graph = self.context.sessions.def_makes_fresh_graph
             body = getattr(definition, "body", definition)
             for node in self.context.nodes_in(body):
-                if (isinstance(node, cst.If) and _is_cache_test(node.test)) or (
-                        isinstance(node, cst.With) and any(fresh_graph(item.item, definition) for item in node.items)):
+                kind = type(node)
+                if (kind is cst.If and _is_cache_test(node.test)) or (
+                        kind is cst.With and any(fresh_graph(item.item, definition) for item in node.items)):
                     found.update(id(n) for n in self.context.nodes_in(node.body))
             self._guarded[key] = found
         return found

@@ -32,7 +32,7 @@ import libcst as cst
 
 from tf_memlint.facts.keras import KERAS_APPLICATIONS
 from tf_memlint.syntax import argument, int_literal, target_names
-from tf_memlint.walk import children
+from tf_memlint.walk import children, preorder
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -167,8 +167,9 @@ class SplitFacts:
     # Positions -----------------------------------------------------------------------------
     def _position(self, node: cst.CSTNode) -> int:
         if self._order is None:
-            nodes = self.context.nodes_in(self.context.module, into_functions=True)
-            self._order = {id(n): i for i, n in enumerate(nodes)}
+            # Layout included (the recorded walk leaves it out): _end places a subtree's end at
+            # its last node, which may be layout.
+            self._order = {id(n): i for i, n in enumerate(preorder(self.context.module))}
         return self._order.get(id(node), -1)
 
     def _end(self, node: cst.CSTNode) -> int:
