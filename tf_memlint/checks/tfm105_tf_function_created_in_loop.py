@@ -8,7 +8,7 @@ import libcst as cst
 
 from tf_memlint.evidence import ONCE_HERE, evidence_at, repetition_of_loops
 from tf_memlint.facts.callers import CallerFacts
-from tf_memlint.facts.tracing import TRACED_SCOPE
+from tf_memlint.facts.tracing import TF_FUNCTION
 from tf_memlint.syntax import target_names
 from tf_memlint.rule import Rule, register
 from tf_memlint.walk import walk
@@ -35,7 +35,7 @@ class TfFunctionCreatedInLoop(Rule):
 
     name = "tf-function-created-in-loop"
     summary = "tf.function created inside a loop is traced again on every iteration"
-    triggers = TRACED_SCOPE  # tf.function in a loop
+    triggers = frozenset({TF_FUNCTION})  # tf.function in a loop: the only thing it fires on, decorator or call
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.evidence import UNKNOWN, Repetition
-from tf_memlint.facts.tracing import TRACED_SCOPE
+from tf_memlint.facts.tracing import TF_FUNCTION
 from tf_memlint.rule import Rule, register
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import code_of, has_input_signature, number_literal
@@ -65,7 +65,7 @@ class PythonScalarParameter(Rule):
     code = "TFM110"
     name = "python-scalar-parameter"
     summary = "tf.function parameter declared a Python str or float: one trace per distinct value"
-    triggers = TRACED_SCOPE  # a tf.function
+    triggers = frozenset({TF_FUNCTION})  # a tf.function: the only thing it fires on, decorator or call
     # The definition alone: harm needs callers passing many values, which the def cannot show.
     once_confidence = "low"
 
