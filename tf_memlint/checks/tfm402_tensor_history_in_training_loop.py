@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.context import AT_POINT
+from tf_memlint.evidence import SMALL, Repetition
 from tf_memlint.facts.keras import TRAINING_TRIGGERS
 from tf_memlint.gate import TRAINING_LOOP, Inside
 from tf_memlint.rule import Rule, register
@@ -70,9 +71,15 @@ class TensorHistoryInTrainingLoop(Rule):
         if holder is func.value and context.keras.consumed_by_tf(holder.value):
             return  # `tf.concat(history)` after the loop: the tensors are the point, not a history
         value = code_of(node.args[0].value)
+        repetition = None
+        made_anew = any(history is n for loop in loops for n in context.nodes_in(loop))
+        if made_anew and _is_scalar(context, node.args[0].value):
+            # `losses = []` at the top of each epoch: it holds one epoch of scalars at a time.
+            repetition = Repetition(SMALL, basis=f"{code_of(holder)} is made anew in each pass of an outer loop: "
+                                                 f"one pass of scalars at a time", known=False)
         self.report(node, f"{code_of(func.value)}.append({value}) keeps one more tensor alive on every "
                           f"iteration of the training loop; append float({value}) "
-                          f"(or {value}.numpy()) instead")
+                          f"(or {value}.numpy()) instead", repetition=repetition)
 
 
 _REDUCTIONS = frozenset(f"tensorflow.{ns}reduce_{op}" for ns in ("", "math.")
