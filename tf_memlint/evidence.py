@@ -440,27 +440,12 @@ def _one_row(index: cst.BaseSlice) -> bool:
 
 def _every_nth(loop: cst.For | cst.While, node: cst.CSTNode) -> int | None:
     """n when ``node`` sits, in ``loop``'s body, under ``if <counter> % n == 0`` with a literal n."""
-    for statement in loop.body.body if isinstance(loop.body, cst.IndentedBlock) else ():
-        found = _under_remainder(statement, node)
-        if found:
-            return found
-    return None
-
-
-def _under_remainder(statement: cst.CSTNode, node: cst.CSTNode) -> int | None:
-    if isinstance(statement, cst.If):
-        test = statement.test
+    for statement in _statements_of(loop):
+        test = statement.test if isinstance(statement, cst.If) else None
         if isinstance(test, cst.Comparison) and isinstance(test.left, cst.BinaryOperation) \
                 and isinstance(test.left.operator, cst.Modulo) and isinstance(test.left.right, cst.Integer) \
                 and test.left.right.evaluated_value > 1 and contains(statement.body, node):
             return test.left.right.evaluated_value
-    body = getattr(statement, "body", None)
-    inner = getattr(body, "body", None)
-    if isinstance(inner, (list, tuple)) and not isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        for child in inner:
-            found = _under_remainder(child, node)
-            if found:
-                return found
     return None
 
 
@@ -470,57 +455,44 @@ _KEY_PRESS = re.compile(r"\bord\(|waitKey|KEYDOWN|\bK_\w+|\.key\b")
 
 def _guarded_by(loop: cst.For | cst.While, node: cst.CSTNode, test_words: re.Pattern) -> bool:
     """``node`` sits, in ``loop``'s body, under an ``if`` whose test matches ``test_words``."""
+    return any(isinstance(statement, cst.If) and test_words.search(code_of(statement.test))
+               and contains(statement.body, node) for statement in _statements_of(loop))
+
+
+def _statements_of(loop: cst.For | cst.While) -> list[cst.CSTNode]:
+    """Every statement of ``loop``'s body, nested blocks, ``elif`` and ``else`` included (not the
+    bodies of defs and classes, which run at another time)."""
+    found: list[cst.CSTNode] = []
     stack = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
     while stack:
         statement = stack.pop()
         if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
             continue
-        if isinstance(statement, cst.If) and test_words.search(code_of(statement.test)) \
-                and contains(statement.body, node):
-            return True
-        body = getattr(statement, "body", None)
-        inner = getattr(body, "body", None)
-        if isinstance(inner, (list, tuple)):
+        found.append(statement)
+        inner = getattr(getattr(statement, "body", None), "body", None)
+        if isinstance(inner, (list, tuple)) and not isinstance(statement, cst.SimpleStatementLine):
             stack.extend(inner)
         orelse = getattr(statement, "orelse", None)
         if isinstance(orelse, cst.If):
             stack.append(orelse)
         elif orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
             stack.extend(orelse.body.body)
-    return False
+    return found
 
 
 def _chosen_iterations(loop: cst.For | cst.While, node: cst.CSTNode) -> tuple[int, str] | None:
     """(n, test) when ``node`` sits, in ``loop``'s body, under an ``if`` that compares the loop's
-    counter (its target, or a name the body increments) with n literals: ``if epoch == 0``,
+    counter (its target, or a name the body increments) with n fixed values: ``if epoch == 0``,
     ``if (run_cnt == 0)``, ``if episode == 80 or episode == 120``, ``if step in (10, 20)``."""
+    statements = _statements_of(loop)
     counters = _names_bound(loop.target) if isinstance(loop, cst.For) else set()
-    stack = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
-    ifs = []
-    while stack:
-        statement = stack.pop()
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        if isinstance(statement, cst.AugAssign) or isinstance(statement, cst.SimpleStatementLine):
-            for small in getattr(statement, "body", [statement]):
-                if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
-                    counters.add(small.target.value)
-            continue
+    counters |= {small.target.value for line in statements if isinstance(line, cst.SimpleStatementLine)
+                 for small in line.body if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)}
+    for statement in statements:
         if isinstance(statement, cst.If):
-            ifs.append(statement)
-        body = getattr(statement, "body", None)
-        inner = getattr(body, "body", None)
-        if isinstance(inner, (list, tuple)):
-            stack.extend(inner)
-        orelse = getattr(statement, "orelse", None)
-        if isinstance(orelse, cst.If):
-            stack.append(orelse)
-        elif orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
-            stack.extend(orelse.body.body)
-    for statement in ifs:
-        count = _literal_choices(statement.test, counters)
-        if count and contains(statement.body, node):
-            return count, code_of(statement.test)
+            count = _literal_choices(statement.test, counters)
+            if count and contains(statement.body, node):
+                return count, code_of(statement.test)
     return None
 
 
