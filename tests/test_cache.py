@@ -32,7 +32,7 @@ from pkg import models
 
 
 def search():
-    for i in range(100):
+    for i in range(1000):
         models.build()
 '''
 EVALUATE = '''
@@ -40,7 +40,7 @@ from pkg.models import helper
 
 
 def run():
-    for i in range(100):
+    for i in range(1000):
         helper(i)
 '''
 OTHER = '''

@@ -314,8 +314,10 @@ def test_undecodable_file_is_refused_through_both_doors(tmp_path):
 
 
 def test_libcst_checks_nodes_again_after_a_trusted_parse_and_in_other_threads():
-    """engine.parse(valid_python=True) skips LibCST's check of the nodes its parser builds, in the
-    parsing thread only, for the parse only: a node built by any other code is still checked."""
+    """engine.parse(valid_python=True) skips LibCST's check of the nodes its parser builds, for
+    the parse only. Alone in the process (flake8, the command's workers) the check is switched off
+    for the parse; with another thread running, only in the parsing thread: a node that thread
+    builds meanwhile is still checked."""
     import threading
 
     import libcst as cst
@@ -329,13 +331,22 @@ def test_libcst_checks_nodes_again_after_a_trusted_parse_and_in_other_threads():
 
     assert engine.parse("x = 1\n", valid_python=True).code == "x = 1\n"
     assert not builds_bad_name()  # restored after the parse
+    start, done = threading.Event(), threading.Event()
+    other: list[bool] = []
+
+    def worker() -> None:
+        start.wait(timeout=30)
+        other.append(builds_bad_name())
+        done.set()
+
+    thread = threading.Thread(target=worker)
+    thread.start()  # running before the parse begins: the process is not alone
     with engine._nodes_unchecked():
         assert builds_bad_name()  # this thread, during the parse: unchecked
-        other: list[bool] = []
-        thread = threading.Thread(target=lambda: other.append(builds_bad_name()))
-        thread.start()
-        thread.join()
-        assert other == [False]  # another thread at the same time: checked
+        start.set()
+        assert done.wait(timeout=30)
+    thread.join()
+    assert other == [False]  # the other thread, at the same time: checked
     assert not builds_bad_name()
     assert cst.CSTNode.__post_init__ is engine._CHECK_NODE
     with pytest.raises(LintError):
