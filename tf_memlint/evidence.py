@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import code_of, contains, dotted_name
+from tf_memlint.syntax import code_of, contains, dotted_name, loop_statements, target_names
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -374,6 +374,22 @@ def _windowed_length(context: TFContext, bound: cst.BaseExpression) -> cst.BaseE
     return None
 
 
+def rebound_value(context: TFContext, name: str, earlier: tuple | None = None) -> tuple | None:
+    """(value, earlier) of ``name`` at this point, ``earlier`` being (name, the values bound to it
+    before that one), so that reading ``x`` inside ``x = f(x)`` (passed back as ``earlier``) gives
+    the ``x`` bound before; None when the name is bound to nothing readable (a parameter, an
+    unpacking) or the chain of rebindings is used up."""
+    if earlier is not None and name == earlier[0]:
+        values = earlier[1]
+        return (values[-1], (name, values[:-1])) if values else None
+    found = context.binding(name, AT_POINT)
+    if found is None or found.value is None or found.unpacked:
+        return None
+    values = found.scope.assignments.get(name, [])
+    index = next((i for i, v in enumerate(values) if v is found.value), 0)
+    return found.value, (name, values[:index])
+
+
 def one_sample(context: TFContext, expr: cst.BaseExpression) -> bool:
     """The **payload**: ``expr`` is one sample made a batch of one (``x[None]``, ``x[np.newaxis]``,
     ``np.expand_dims(x, 0)``, ``x.reshape(1, ...)``, ``np.array([x])``, ``x[-1:]``,
@@ -382,17 +398,10 @@ def one_sample(context: TFContext, expr: cst.BaseExpression) -> bool:
     earlier: tuple | None = None
     for _ in range(8):
         if isinstance(expr, cst.Name):
-            if earlier is not None and expr.value == earlier[0]:
-                if not earlier[1]:
-                    return False
-                expr, earlier = earlier[1][-1], (earlier[0], earlier[1][:-1])
-                continue
-            found = context.binding(expr.value, AT_POINT)
-            if found is None or found.value is None or found.unpacked or found.value is expr:
+            step = rebound_value(context, expr.value, earlier)
+            if step is None or step[0] is expr:
                 return False
-            values = found.scope.assignments.get(expr.value, [])
-            index = next((i for i, v in enumerate(values) if v is found.value), 0)
-            expr, earlier = found.value, (expr.value, values[:index])
+            expr, earlier = step
             continue
         if isinstance(expr, cst.Subscript):
             return any(_adds_an_axis(context, e.slice) or _one_row(e.slice) for e in expr.slice)
@@ -440,7 +449,7 @@ def _one_row(index: cst.BaseSlice) -> bool:
 
 def _every_nth(loop: cst.For | cst.While, node: cst.CSTNode) -> int | None:
     """n when ``node`` sits, in ``loop``'s body, under ``if <counter> % n == 0`` with a literal n."""
-    for statement in _statements_of(loop):
+    for statement in loop_statements(loop):
         test = statement.test if isinstance(statement, cst.If) else None
         if isinstance(test, cst.Comparison) and isinstance(test.left, cst.BinaryOperation) \
                 and isinstance(test.left.operator, cst.Modulo) and isinstance(test.left.right, cst.Integer) \
@@ -456,36 +465,15 @@ _KEY_PRESS = re.compile(r"\bord\(|waitKey|KEYDOWN|\bK_\w+|\.key\b")
 def _guarded_by(loop: cst.For | cst.While, node: cst.CSTNode, test_words: re.Pattern) -> bool:
     """``node`` sits, in ``loop``'s body, under an ``if`` whose test matches ``test_words``."""
     return any(isinstance(statement, cst.If) and test_words.search(code_of(statement.test))
-               and contains(statement.body, node) for statement in _statements_of(loop))
-
-
-def _statements_of(loop: cst.For | cst.While) -> list[cst.CSTNode]:
-    """Every statement of ``loop``'s body, nested blocks, ``elif`` and ``else`` included (not the
-    bodies of defs and classes, which run at another time)."""
-    found: list[cst.CSTNode] = []
-    stack = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
-    while stack:
-        statement = stack.pop()
-        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-            continue
-        found.append(statement)
-        inner = getattr(getattr(statement, "body", None), "body", None)
-        if isinstance(inner, (list, tuple)) and not isinstance(statement, cst.SimpleStatementLine):
-            stack.extend(inner)
-        orelse = getattr(statement, "orelse", None)
-        if isinstance(orelse, cst.If):
-            stack.append(orelse)
-        elif orelse is not None and isinstance(getattr(orelse, "body", None), cst.IndentedBlock):
-            stack.extend(orelse.body.body)
-    return found
+               and contains(statement.body, node) for statement in loop_statements(loop))
 
 
 def _chosen_iterations(loop: cst.For | cst.While, node: cst.CSTNode) -> tuple[int, str] | None:
     """(n, test) when ``node`` sits, in ``loop``'s body, under an ``if`` that compares the loop's
     counter (its target, or a name the body increments) with n fixed values: ``if epoch == 0``,
     ``if (run_cnt == 0)``, ``if episode == 80 or episode == 120``, ``if step in (10, 20)``."""
-    statements = _statements_of(loop)
-    counters = _names_bound(loop.target) if isinstance(loop, cst.For) else set()
+    statements = loop_statements(loop)
+    counters = set(target_names(loop.target)) if isinstance(loop, cst.For) else set()
     counters |= {small.target.value for line in statements if isinstance(line, cst.SimpleStatementLine)
                  for small in line.body if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name)}
     for statement in statements:
@@ -494,14 +482,6 @@ def _chosen_iterations(loop: cst.For | cst.While, node: cst.CSTNode) -> tuple[in
             if count and contains(statement.body, node):
                 return count, code_of(statement.test)
     return None
-
-
-def _names_bound(target: cst.BaseExpression) -> set:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_names_bound(e.value) for e in target.elements))
-    return set()
 
 
 def _literal_choices(test: cst.BaseExpression, counters: set) -> int | None:

@@ -254,26 +254,33 @@ def subclasses(classes: list[cst.ClassDef], is_base: Callable[[cst.BaseExpressio
     return found
 
 
-def runs_every_nth(loop: cst.CSTNode, node: cst.CSTNode, at_least: int) -> bool:
-    """``node`` runs only on some iterations of ``loop``: it is in the body of an ``if`` whose test
-    takes a remainder by ``at_least`` or more, or by a name (``if step % 500 == 0:``,
-    ``if epoch % save_interval == 0:``), the periodic sampling or evaluation of a training loop.
-    ``step % 4`` still runs often. Statements only are walked: cheap for a loop's body."""
+def loop_statements(loop: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every statement of ``loop``'s body (and its ``else``), nested blocks, ``elif`` and ``else``
+    included, not the bodies of defs and classes (they run at another time). Statements only are
+    walked: cheap for a loop's body."""
+    found: list[cst.CSTNode] = []
     stack = [loop]
     while stack:
         statement = stack.pop()
-        body = getattr(statement, "body", None)
-        inner = getattr(body, "body", None)
-        if not isinstance(inner, (list, tuple)):
+        if statement is not loop:
+            found.append(statement)
+        inner = getattr(getattr(statement, "body", None), "body", None)
+        if not isinstance(inner, (list, tuple)) or isinstance(statement, cst.SimpleStatementLine):
             continue
-        if isinstance(statement, cst.If) and statement is not loop \
-                and _takes_remainder(statement.test, at_least) and contains(body, node):
-            return True
         stack.extend(s for s in inner if not isinstance(s, (cst.FunctionDef, cst.ClassDef)))
         orelse = getattr(statement, "orelse", None)
         if orelse is not None:
             stack.append(orelse)
-    return False
+    return found
+
+
+def runs_every_nth(loop: cst.CSTNode, node: cst.CSTNode, at_least: int) -> bool:
+    """``node`` runs only on some iterations of ``loop``: it is in the body of an ``if`` whose test
+    takes a remainder by ``at_least`` or more, or by a name (``if step % 500 == 0:``,
+    ``if epoch % save_interval == 0:``), the periodic sampling or evaluation of a training loop.
+    ``step % 4`` still runs often."""
+    return any(isinstance(statement, cst.If) and _takes_remainder(statement.test, at_least)
+               and contains(statement.body, node) for statement in loop_statements(loop))
 
 
 def _takes_remainder(test: cst.BaseExpression, at_least: int) -> bool:

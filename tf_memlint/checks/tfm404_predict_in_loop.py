@@ -7,7 +7,8 @@ import dataclasses
 import libcst as cst
 
 from tf_memlint.context import AT_POINT, STATIC
-from tf_memlint.evidence import ONCE_HERE, PER_ITEM, Repetition, evidence_at, one_sample, repetition_of_loops
+from tf_memlint.evidence import (ONCE_HERE, PER_ITEM, Repetition, evidence_at, one_sample, rebound_value,
+                                 repetition_at)
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.events import BATCH, REQUEST, user_paced
 from tf_memlint.facts.functions import PREDICT, Witness
@@ -106,8 +107,7 @@ class PredictInLoop(Rule):
         model = code_of(func.value)
         self.report(node, f"{model}.predict() in a loop pays its set-up cost on every call; call "
                           f"{model}(x, training=False) in the loop, or predict once on the whole batch",
-                    repetition=_one_sample_per_item(context, node, loops))
-
+                    repetition=_with_payload(context, node))
 
     def _exempt_loops(self, node: cst.Call, loops: list, through_call: bool) -> bool:
         """The exemptions of a predict run by ``loops``, on every path: few iterations, a person's
@@ -244,13 +244,13 @@ def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
     return _is_batching(context, loop.iter, 0)
 
 
-def _one_sample_per_item(context, call: cst.Call, loops: list) -> Repetition | None:
-    """A loop inferred to run per item of some data (``range(len(series) - window)``, a list
-    named ``images``) that predicts on one sample per iteration: the payload confirms what the
-    loop's name suggests, so the repetition counts as known."""
-    repetition = repetition_of_loops(context, loops)
+def _with_payload(context, call: cst.Call) -> Repetition:
+    """How often ``call`` runs where it stands; a loop inferred to run per item of some data
+    (``range(len(series) - window)``, a list named ``images``) that predicts on one sample per
+    iteration counts as known: the payload confirms what the loop's name suggests."""
+    repetition = repetition_at(context, call)
     if repetition.kind != PER_ITEM or repetition.known or not one_sample(context, call.args[0].value):
-        return None
+        return repetition
     return dataclasses.replace(repetition, known=True, basis=f"{repetition.basis}; one sample per call")
 
 
@@ -260,20 +260,16 @@ def _is_next(expr) -> bool:
 
 
 def _is_batching(context, expr, depth: int, earlier: tuple | None = None) -> bool:
-    """``expr`` yields whole batches when iterated. ``earlier``: (name, the values bound to it
-    before the one being read), so that ``ds = ds.map(f)`` reads the ``ds`` bound before it."""
+    """``expr`` yields whole batches when iterated. ``earlier``: as in ``rebound_value``, so that
+    ``ds = ds.map(f)`` reads the ``ds`` bound before it."""
     if depth > 8 or expr is None:
         return False
     if isinstance(expr, cst.Name):
-        if earlier is not None and expr.value == earlier[0]:
-            name, values = earlier
-            return bool(values) and _is_batching(context, values[-1], depth + 1, (name, values[:-1]))
-        found = context.binding(expr.value, AT_POINT)
-        if found is None or found.value is None or found.unpacked:
-            return _parameter_is_batching(context, expr.value, depth)
-        values = found.scope.assignments.get(expr.value, [])
-        index = next((i for i, v in enumerate(values) if v is found.value), 0)
-        return _is_batching(context, found.value, depth + 1, (expr.value, values[:index]))
+        step = rebound_value(context, expr.value, earlier)
+        if step is None:  # a parameter, or the rebinding chain used up
+            in_chain = earlier is not None and expr.value == earlier[0]
+            return not in_chain and _parameter_is_batching(context, expr.value, depth)
+        return _is_batching(context, step[0], depth + 1, step[1])
     if not isinstance(expr, cst.Call):
         return False
     func = expr.func
