@@ -60,8 +60,10 @@ class TensorHistoryInTrainingLoop(Rule):
         history = context.value_of(holder, AT_POINT)
         if not (_is_new_list(history) if holder is func.value else _is_new_dict_of_lists(history)):
             return
-        growing = [loop for loop in loops
-                   if not any(history is n for n in context.nodes_in(loop))
+        # A loop that makes the list anew on each pass (`losses = []` at the top of an epoch) does
+        # not grow it; the loops inside that one do.
+        remaking = [loop for loop in loops if any(history is n for n in context.nodes_in(loop))]
+        growing = [loop for loop in loops if not any(loop is r for r in remaking)
                    and context.keras.loop_is_training(loop) and not context.sessions.loop_runs_session(loop)]
         if not growing or not context.keras.is_eager_tensor(node.args[0].value):
             return
@@ -72,8 +74,7 @@ class TensorHistoryInTrainingLoop(Rule):
             return  # `tf.concat(history)` after the loop: the tensors are the point, not a history
         value = code_of(node.args[0].value)
         repetition = None
-        made_anew = any(history is n for loop in loops for n in context.nodes_in(loop))
-        if made_anew and _is_scalar(context, node.args[0].value):
+        if remaking and _is_scalar(context, node.args[0].value):
             # `losses = []` at the top of each epoch: it holds one epoch of scalars at a time.
             repetition = Repetition(SMALL, basis=f"{code_of(holder)} is made anew in each pass of an outer loop: "
                                                  f"one pass of scalars at a time", known=False)

@@ -15,7 +15,7 @@ import libcst as cst
 
 from tf_memlint.fixes.base import UNSAFE, Edit, Site, parameters
 from tf_memlint.rule import Diagnostic
-from tf_memlint.syntax import code_of
+from tf_memlint.syntax import code_of, target_names
 
 CODE = "TFM402"
 APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
@@ -183,26 +183,26 @@ def _bindings(site: Site, name: str, scope: cst.CSTNode) -> list[tuple[int, Opti
                     found.append((site.line_of(node), value))
                 elif isinstance(target, (cst.Tuple, cst.List)) and len(node.targets) == 1 and all(
                         isinstance(e.value, cst.Name) and not isinstance(e, cst.StarredElement)
-                        for e in target.elements) and name in _target_names(target):
+                        for e in target.elements) and name in target_names(target):
                     index = next(i for i, e in enumerate(target.elements) if e.value.value == name)
                     found.append((site.line_of(node), (node.value, index, node)))
-                elif name in _target_names(target):
+                elif name in target_names(target):
                     found.append((site.line_of(node), None))
 
         def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if name in _target_names(node.target):
+            if name in target_names(node.target):
                 found.append((site.line_of(node), None))
 
         def visit_For(self, node: cst.For) -> None:
-            if name in _target_names(node.target):
+            if name in target_names(node.target):
                 found.append((site.line_of(node), None))
 
         def visit_AsName(self, node: cst.AsName) -> None:
-            if name in _target_names(node.name):
+            if name in target_names(node.name):
                 found.append((site.line_of(node), None))
 
         def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-            if name in _target_names(node.target):
+            if name in target_names(node.target):
                 found.append((site.line_of(node), None))
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -217,11 +217,3 @@ def _bindings(site: Site, name: str, scope: cst.CSTNode) -> list[tuple[int, Opti
 
     scope.visit(Collect())
     return found
-
-
-def _target_names(target: cst.BaseExpression) -> set[str]:
-    if isinstance(target, cst.Name):
-        return {target.value}
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return {n for e in target.elements for n in _target_names(e.value)}
-    return set()
