@@ -38,26 +38,6 @@ def _row_key(row: dict) -> tuple[str, str, int]:
     return row["code"], str(Path(*parts[start:])), int(row["line"])
 
 
-def _first_block(path: Path) -> list[dict]:
-    """The rows of a judgment file up to the first comment line after a row: the baseline's own
-    findings (a second block holds findings only later rules make)."""
-    lines, seen_rows = [], False
-    for line in path.read_text().splitlines(keepends=True):
-        if line.startswith("#"):
-            if seen_rows:
-                break
-        elif lines and not line.startswith("code\t"):
-            seen_rows = True
-        lines.append(line)
-    import tempfile
-    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as handle:
-        handle.writelines(lines)
-    try:
-        return read_judgments(Path(handle.name))
-    finally:
-        Path(handle.name).unlink()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", action="append", default=[], metavar="SET=FILE", required=True)
@@ -110,7 +90,7 @@ def main() -> int:
         kept = total = 0
         lost = []
         for path in args.baseline:
-            for row in _first_block(path):
+            for row in read_judgments(path, first_block=True):
                 if row["verdict"] != "true":
                     continue
                 total += 1

@@ -26,9 +26,17 @@ from pathlib import Path
 VERDICTS = ("true", "noise", "false")
 
 
-def read_judgments(path: Path) -> list[dict[str, str]]:
+def read_judgments(path: Path, first_block: bool = False) -> list[dict[str, str]]:
+    """The judged rows of ``path``; ``first_block``: only those before the first comment line
+    that follows a row (a second block holds findings only later rules make)."""
+    lines: list[str] = []
     with open(path, newline="") as handle:
-        lines = [line for line in handle if not line.startswith("#")]
+        for line in handle:
+            if line.startswith("#"):
+                if first_block and len(lines) > 1:
+                    break
+                continue
+            lines.append(line)
     rows = list(csv.DictReader(lines, delimiter="\t"))
     for row in rows:
         if row["verdict"] not in VERDICTS:
