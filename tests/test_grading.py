@@ -156,3 +156,15 @@ def test_json_and_sarif_carry_the_grade(tmp_path):
     result = json.loads(out.stdout)["runs"][0]["results"][0]
     assert result["rank"] == 90.0 and result["level"] == "warning"
     assert result["properties"]["confidence"] == "high"
+
+
+@pytest.mark.parametrize("after, confidence", [
+    ("    break", "low"),                       # the loop ends once the model has predicted
+    ("    if frame.sum() > 2:\n        break", "high"),  # it may go on: still unbounded
+    ("    for _ in range(3):\n        break", "high"),  # a break of an inner loop ends that loop
+    ("    raise SystemExit", "low"),
+])
+def test_a_loop_that_ends_after_the_place_does_not_repeat_it(lint, after, confidence):
+    source = PREDICT.format(loop="while True:") + after + "\n"
+    finding = _graded(lint, source, "TFM404")
+    assert finding.confidence == confidence, finding.message

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import code_of, contains, dotted_name, loop_statements, target_names
+from tf_memlint.syntax import code_of, contains, dotted_name, ends_loop_after, loop_statements, target_names
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -78,7 +78,8 @@ class Repetition:
 
     def words(self) -> str:
         if self.kind == COUNT:
-            return f"{self.count:,} iterations ({self.basis})" if self.basis else f"{self.count:,} iterations"
+            counted = f"{self.count:,} iteration{'' if self.count == 1 else 's'}"
+            return f"{counted} ({self.basis})" if self.basis else counted
         if self.kind == ONCE:
             return self.basis  # the rule's own reason, when it gave one: the harm is not repetition
         return f"{self.kind}: {self.basis}" if self.basis else self.kind
@@ -137,7 +138,10 @@ def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | 
 def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
     """How often ``node`` runs where it stands: the loops open around it (innermost decides the
     kind; known counts multiply), else the event its function handles, else once."""
-    loops = context.loops_running(node)
+    running = context.loops_running(node)
+    loops = [loop for loop in running if not ends_loop_after(loop, node)]
+    if running and not loops:
+        return Repetition(ONCE, basis="the loop ends after it (break or return)")
     if loops:
         repetition = repetition_of_loops(context, loops)
         if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):

@@ -75,7 +75,8 @@ def project(code: str, evidence: Evidence) -> tuple[str | None, float | None, st
         return (f"grows without bound ({_amount(unit['value'], unit['unit'])} per {per})", None, unit["unit"])
     if repetition.count is not None:
         total = unit["value"] * repetition.count
-        return (f"at least ~{_amount(total, unit['unit'])} over {repetition.count:,} {per}s", total, unit["unit"])
+        plural = "" if repetition.count == 1 else "s"
+        return (f"at least ~{_amount(total, unit['unit'])} over {repetition.count:,} {per}{plural}", total, unit["unit"])
     return (f"{_amount(unit['value'], unit['unit'])} per {per}", None, unit["unit"])
 
 
@@ -88,7 +89,7 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
     repetition = evidence.repetition
     if repetition.kind in GROWS:
         confidence = HIGH if repetition.known else MEDIUM
-    elif repetition.kind == COUNT:
+    elif repetition.kind == COUNT and (repetition.count is None or repetition.count > 1):
         confidence = HIGH
     elif repetition.kind == UNKNOWN:
         # A loop nobody can size is as often a handful of variants as a dataset: no evidence of
@@ -97,7 +98,7 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
     elif repetition.kind == SMALL:
         confidence = LOW
     else:
-        assert repetition.kind == ONCE
+        assert repetition.kind in (ONCE, COUNT)  # a count of one (`if epoch == 0:`) is once
         confidence = once
         if once == MEDIUM and evidence.lifetime in (NOTEBOOK, SERVER):
             confidence = HIGH  # held past its use in a process that lives on: the harm itself

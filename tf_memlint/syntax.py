@@ -274,6 +274,53 @@ def loop_statements(loop: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+def ends_loop_after(loop: cst.For | cst.While, node: cst.CSTNode) -> bool:
+    """Once ``node`` has run, ``loop`` ends: a block on the way down from the loop's body to
+    ``node`` goes on, after the statement holding ``node``, to a ``break`` of this loop or to a
+    ``return`` or ``raise`` (``while True: choice = input(); if choice == "y": model = build();
+    break``: the model is built once)."""
+    return _ends_after(list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else [], node, False)
+
+
+def _ends_after(statements: list, node: cst.CSTNode, in_inner_loop: bool) -> bool:
+    for index, statement in enumerate(statements):
+        if not contains(statement, node):
+            continue
+        if any(_exits(later, in_inner_loop) for later in statements[index + 1:]):
+            return True
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.SimpleStatementLine)):
+            return False
+        inner = in_inner_loop or isinstance(statement, (cst.For, cst.While))
+        for block in _blocks_of(statement):
+            if contains(block, node):
+                return _ends_after(list(block.body) if isinstance(block, cst.IndentedBlock) else [], node, inner)
+        return False
+    return False
+
+
+def _blocks_of(statement: cst.CSTNode) -> list:
+    """The indented blocks of a compound statement: body, ``elif``/``else``, handlers, ``finally``."""
+    blocks = []
+    while statement is not None:
+        body = getattr(statement, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            blocks.append(body)
+        for handler in getattr(statement, "handlers", ()):
+            blocks.append(handler.body)
+        final = getattr(statement, "finalbody", None)
+        if final is not None:
+            blocks.append(final.body)
+        statement = getattr(statement, "orelse", None)
+    return blocks
+
+
+def _exits(statement: cst.CSTNode, in_inner_loop: bool) -> bool:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    return any(isinstance(small, (cst.Return, cst.Raise)) or isinstance(small, cst.Break) and not in_inner_loop
+               for small in statement.body)
+
+
 def runs_every_nth(loop: cst.CSTNode, node: cst.CSTNode, at_least: int) -> bool:
     """``node`` runs only on some iterations of ``loop``: it is in the body of an ``if`` whose test
     takes a remainder by ``at_least`` or more, or by a name (``if step % 500 == 0:``,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.evidence import UNKNOWN, Repetition
+from tf_memlint.evidence import ONCE, UNKNOWN, Repetition
 from tf_memlint.facts.pipelines import MILLION_ELEMENTS, SHUFFLE_TRIGGERS, PipelineFacts
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.rule import Rule, register
@@ -70,10 +70,18 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
         if not facts.holds_decoded(stages):
             records = facts.holds_file_records(stages)
             if records is not None:  # raw records: their size is not in the code
-                self.report(func.attr, f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) "
-                                       f"with records read by {records}: the whole file content in RAM at once; "
-                                       f"shuffle the file names (interleave the shards) and keep this buffer small",
-                            repetition=Repetition(UNKNOWN, basis=f"{records} records of unknown size", known=False))
+                message = (f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) with records "
+                           f"read by {records}: the whole file content in RAM at once; shuffle the file names "
+                           f"(interleave the shards) and keep this buffer small")
+                if count is not None and count < MILLION_ELEMENTS:
+                    # A round literal says nothing of the records' size or number (10,000 rows of
+                    # eight floats, a book's housing example): a buffer sized from the data does,
+                    # and a million elements cost hundreds of MiB whatever they hold.
+                    self.report(func.attr, message, once_confidence="low", repetition=Repetition(
+                        ONCE, basis=f"a literal buffer of {records} records of unknown size"))
+                else:
+                    self.report(func.attr, message, repetition=Repetition(
+                        UNKNOWN, basis=f"{records} records of unknown size", known=False))
             return
         self.report(func.attr, f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) with "
                           f"decoded elements: all of them in RAM at once; shuffle the file names before "

@@ -89,9 +89,15 @@ _REDUCTIONS = frozenset(f"tensorflow.{ns}reduce_{op}" for ns in ("", "math.")
 
 def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0) -> bool:
     """A scalar tensor: ``metric.result()``, ``tf.reduce_mean(x)`` without ``axis``, a name bound
-    to one, or a call of a local function whose every return is one."""
-    if _depth > 3:
+    to one, arithmetic of scalars and numbers (``0.5 * mse + adv``), or a call of a local function
+    whose every return is one."""
+    if _depth > 8:
         return False
+    if isinstance(expr, cst.BinaryOperation):
+        return all(isinstance(side, (cst.Integer, cst.Float)) or _is_scalar(context, side, _depth + 1)
+                   for side in (expr.left, expr.right))
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_scalar(context, expr.expression, _depth + 1)
     if isinstance(expr, cst.Name):
         value = context.value_of(expr, AT_POINT)
         return value is not None and value is not expr and _is_scalar(context, value, _depth + 1)

@@ -35,6 +35,7 @@ DECODED_SOURCES = frozenset({
 # Datasets of records read from files: serialized examples (often holding encoded images) and
 # lines of text; none of them is in memory until a buffer keeps it.
 FILE_RECORD_SOURCES = frozenset({"tensorflow.data.TFRecordDataset", "tensorflow.data.TextLineDataset"})
+IN_MEMORY_SOURCES = frozenset({"tensorflow.data.Dataset.from_tensor_slices", "tensorflow.data.Dataset.from_tensors"})
 CARDINALITY_CALLS = frozenset({"tensorflow.data.experimental.cardinality"})
 # Gate triggers: a shuffle plus one of the names that make decoded elements.
 SHUFFLE_TRIGGERS = frozenset(".shuffle&" + name for name in (
@@ -112,7 +113,7 @@ class PipelineFacts:
         index = next((i for i, v in enumerate(values) if v is found.value), None)
         if index is None:
             return []
-        if contains(found.value, read) and not _rebuilds_from(found.value, name):
+        if contains(found.value, read):  # `ds = ds.shuffle(n).map(f)`: the shuffle reads the ds before
             index -= 1
             if index < 0:
                 return []
@@ -178,15 +179,21 @@ class PipelineFacts:
         """The elements after ``stages`` are decoded file content, and nothing cached them
         before (after ``cache()`` the data is resident anyway: the TFDS idiom)."""
         decoded = batched_source = False
+        prefixes = DECODING_PREFIXES
         for method, call in stages:
             if method == "cache":
                 return False
             if method == "source":
-                batched_source = self.context.call_name(call) in DECODED_SOURCES
+                source = self.context.call_name(call)
+                batched_source = source in DECODED_SOURCES
+                if source in IN_MEMORY_SOURCES:
+                    # Arrays already in RAM (CIFAR from load_data): a resize makes no file's
+                    # content resident; only reading files does.
+                    prefixes = READING_PREFIXES
             elif method == "unbatch" and batched_source:
                 decoded = True  # image_dataset_from_directory(...).unbatch(): one decoded image each
             elif method in ("map", "interleave", "flat_map") and call.args \
-                    and self.decodes(call.args[0].value):
+                    and self.decodes(call.args[0].value, prefixes=prefixes):
                 decoded = True
         return decoded
 
