@@ -16,8 +16,9 @@ that (grading.py), never from the rule's own wishes.
 
 from __future__ import annotations
 
+
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -48,8 +49,9 @@ _STEP_WORDS = re.compile(r"(^|_)(epochs?|steps?|iter(ation)?s?|episodes?|generat
                          r"batches|n_batches|num_batches|frames|timesteps|max_steps|total_steps)($|_)", re.I)
 # Iterables that yield one item of some data per iteration.
 _FILE_LISTINGS = frozenset({"os.listdir", "glob.glob", "glob.iglob", "os.walk", "os.scandir"})
-_ITEM_METHODS = frozenset({"iterrows", "itertuples", "readlines", "glob", "rglob", "iterdir",
-                           "as_numpy_iterator", "flow", "flow_from_directory", "flow_from_dataframe"})
+_PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})  # pathlib's
+_ITEM_METHODS = frozenset({"iterrows", "itertuples", "readlines", "as_numpy_iterator", "flow",
+                           "flow_from_directory", "flow_from_dataframe"})
 _WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
                        "reversed", "sorted", "list", "tuple", "iter", "progressbar", "track"})
 _RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "xrange"})
@@ -75,6 +77,9 @@ class Repetition:
     # A loop nobody can size: it may run twice or a million times. Not the same as a rule's own
     # UNKNOWN (a size or a caller it cannot see), which still says the place is made to repeat.
     unsized_loop: bool = False
+    # Per file of a folder: surely per item, but of a folder of unknown size (what a one-sample
+    # payload cannot settle).
+    folder: bool = False
 
     def words(self) -> str:
         if self.kind == COUNT:
@@ -281,7 +286,11 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
                 splitter = context.value_of(splitter, AT_POINT) or splitter
             if isinstance(splitter, cst.Call) and (dotted_name(splitter.func) or "").rsplit(".", 1)[-1] in SPLITTERS:
                 return Repetition(SMALL, count, basis=f"{code_of(splitter.func)} folds")
-        if imported in _FILE_LISTINGS or (isinstance(func, cst.Attribute) and func.attr.value in _ITEM_METHODS):
+        if imported in _FILE_LISTINGS or (isinstance(func, cst.Attribute) and func.attr.value in _PATH_LISTINGS):
+            # A folder's files: as often the few test images of a demo as a dataset; how many
+            # is not in the code.
+            return Repetition(PER_ITEM, basis=text, known=False, folder=True)
+        if isinstance(func, cst.Attribute) and func.attr.value in _ITEM_METHODS:
             return Repetition(PER_ITEM, basis=text)
         if isinstance(func, cst.Attribute) and func.attr.value in ("items", "keys", "values"):
             if count is not None:
@@ -299,7 +308,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
         # [f for f in os.listdir(path) if ...]: as many items as its source, or fewer
         inner = _iterable(context, iterable.for_in.iter, depth + 1)
         if inner.kind == PER_ITEM:
-            return Repetition(PER_ITEM, basis=text, known=inner.known)
+            return replace(inner, basis=text)
     if isinstance(iterable, cst.Name):
         if iterable.value in context.dataset_names:
             return Repetition(PER_ITEM, basis=text)
@@ -307,7 +316,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
         if value is not None and value is not iterable and not isinstance(value, cst.Name):
             inner = _iterable(context, value, depth + 1)
             if inner.kind != UNKNOWN:
-                return Repetition(inner.kind, inner.count, text, inner.known)
+                return replace(inner, basis=text)
         if _looks_like_data(iterable.value):
             return Repetition(PER_ITEM, basis=text, known=False)
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
@@ -349,7 +358,7 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     if isinstance(bound, cst.Call) and dotted_name(bound.func) == "len" and bound.args:
         inner = _iterable(context, bound.args[0].value, 1)
         if inner.kind in (PER_ITEM, COUNT, SMALL):
-            return Repetition(inner.kind, inner.count, text, inner.known)
+            return replace(inner, basis=text)
         return Repetition(PER_ITEM if _looks_like_data(code_of(bound)) else UNKNOWN, basis=text, known=False)
     words = re.sub(r"\W+", "_", code_of(bound))  # args.epochs, conf['ENV']['max_timesteps']
     if _STEP_WORDS.search(words):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tf_memlint.evidence import COUNT, GROWS, NOTEBOOK, ONCE, SERVER, SMALL, TEST, UNKNOWN, Evidence
+from tf_memlint.evidence import COUNT, GROWS, NOTEBOOK, ONCE, PER_ITEM, PER_STEP, SERVER, SMALL, TEST, UNKNOWN, Evidence
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
@@ -34,6 +34,10 @@ DEFAULT_MIN_MIB = 32
 DEFAULT_MIN_SECONDS = 30.0
 HELD_MEMORY_DIVISOR = 8  # in a notebook kernel or a server: min-memory-cost / 8 (4 MiB by default)
 UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
+
+
+# What an open-ended repetition grows with: a loop over data ends with the data.
+_GROWTH = {PER_ITEM: "grows with the data", PER_STEP: "grows with the steps"}
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,8 @@ def project(code: str, evidence: Evidence) -> tuple[str | None, float | None, st
         return None, None, None  # a cost per repetition says nothing of a place that runs once
     per = unit["per"]
     if repetition.kind in GROWS:
-        return (f"grows without bound ({_amount(unit['value'], unit['unit'])} per {per})", None, unit["unit"])
+        growth = _GROWTH.get(repetition.kind, "grows without bound")
+        return (f"{growth} ({_amount(unit['value'], unit['unit'])} per {per})", None, unit["unit"])
     if repetition.count is not None:
         total = unit["value"] * repetition.count
         plural = "" if repetition.count == 1 else "s"

@@ -249,7 +249,8 @@ def _with_payload(context, call: cst.Call) -> Repetition:
     (``range(len(series) - window)``, a list named ``images``) that predicts on one sample per
     iteration counts as known: the payload confirms what the loop's name suggests."""
     repetition = repetition_at(context, call)
-    if repetition.kind != PER_ITEM or repetition.known or not one_sample(context, call.args[0].value):
+    if repetition.kind != PER_ITEM or repetition.known or repetition.folder \
+            or not one_sample(context, call.args[0].value):
         return repetition
     return dataclasses.replace(repetition, known=True, basis=f"{repetition.basis}; one sample per call")
 
