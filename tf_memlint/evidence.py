@@ -49,6 +49,7 @@ _STEP_WORDS = re.compile(r"(^|_)(epochs?|steps?|iter(ation)?s?|episodes?|generat
                          r"batches|n_batches|num_batches|frames|timesteps|max_steps|total_steps)($|_)", re.I)
 # Iterables that yield one item of some data per iteration.
 _FILE_LISTINGS = frozenset({"os.listdir", "glob.glob", "glob.iglob", "os.walk", "os.scandir"})
+_REPLAY_MEMORY = re.compile(r"memory|buffer|replay|experience|transitions", re.I)
 _PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})  # pathlib's
 _ITEM_METHODS = frozenset({"iterrows", "itertuples", "readlines", "as_numpy_iterator", "flow",
                            "flow_from_directory", "flow_from_dataframe"})
@@ -286,6 +287,10 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
                 splitter = context.value_of(splitter, AT_POINT) or splitter
             if isinstance(splitter, cst.Call) and (dotted_name(splitter.func) or "").rsplit(".", 1)[-1] in SPLITTERS:
                 return Repetition(SMALL, count, basis=f"{code_of(splitter.func)} folds")
+        if imported == "random.sample" and iterable.args and _REPLAY_MEMORY.search(code_of(iterable.args[0].value)):
+            # random.sample(self.memory, batch_size): a DQN agent's replay, which its training
+            # loop runs every environment step.
+            return Repetition(PER_STEP, basis=f"{text}: a replay minibatch, every training step")
         if imported in _FILE_LISTINGS or (isinstance(func, cst.Attribute) and func.attr.value in _PATH_LISTINGS):
             # A folder's files: as often the few test images of a demo as a dataset; how many
             # is not in the code.
