@@ -240,6 +240,9 @@ def _while(context: TFContext, loop: cst.While) -> Repetition:
     if isinstance(test, cst.Name) and test.value == "True" or isinstance(test, cst.Integer) and test.value != "0":
         return Repetition(UNBOUNDED, basis=f"while {code_of(test)}")
     text = code_of(test)
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "isOpened":
+        # while cap.isOpened(): one iteration per frame of a camera or a video, until it ends
+        return Repetition(PER_ITEM, basis=f"while {text}: per frame")
     if re.search(r"\b(done|terminal|terminated|truncated|game_over|is_over)\b", text):
         return Repetition(PER_STEP, basis=f"while {text}")
     count = _counter_bound(context, test)
