@@ -258,6 +258,9 @@ class UnclosedSession(Rule):
                 func = node.func
                 if type(func) is cst.Attribute and func.attr.value in ("close", "__exit__") and same(func.value):
                     return "closed"
+                if type(func) is cst.Attribute and func.attr.value == "close" and node.args \
+                        and same(node.args[0].value) and (dotted_name(func.value) or "").endswith("Session"):
+                    return "closed"  # tf.InteractiveSession.close(sess): the method called on the class
                 if any(same(a.value) for a in node.args):
                     if self._gives_away(node):
                         return "given"
