@@ -8,6 +8,7 @@ import libcst as cst
 from tf_memlint.context import AT_POINT
 from tf_memlint.evidence import SMALL, Repetition
 from tf_memlint.facts.keras import TRAINING_TRIGGERS
+from tf_memlint.facts.scalars import arithmetic_sides, loss_object, scalar_call
 from tf_memlint.gate import TRAINING_LOOP, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, dotted_name
@@ -83,40 +84,62 @@ class TensorHistoryInTrainingLoop(Rule):
                           f"(or {value}.numpy()) instead", repetition=repetition)
 
 
-_REDUCTIONS = frozenset(f"tensorflow.{ns}reduce_{op}" for ns in ("", "math.")
-                        for op in ("mean", "sum", "max", "min", "prod", "std", "variance", "all", "any"))
-
-
-def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0) -> bool:
-    """A scalar tensor: ``metric.result()``, ``tf.reduce_mean(x)`` without ``axis``, a name bound
-    to one, arithmetic of scalars and numbers (``0.5 * mse + adv``), or a call of a local function
-    whose every return is one."""
+def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0, scope=None) -> bool:
+    """A scalar tensor (facts/scalars.py: a reduction, a metric's result, a Keras loss object's
+    call), arithmetic of scalars and numbers (``0.5 * mse + adv``), a name bound to one (also
+    unpacked from a local function whose every return is a tuple of them), or a call of a local
+    function whose every return is one. ``scope``: the function whose body ``expr`` is in, when
+    not the place of the walk (a name there is a scalar when every value it is bound to is one)."""
     if _depth > 8:
         return False
-    if isinstance(expr, cst.BinaryOperation):
-        return all(isinstance(side, (cst.Integer, cst.Float)) or _is_scalar(context, side, _depth + 1)
-                   for side in (expr.left, expr.right))
-    if isinstance(expr, cst.UnaryOperation):
-        return _is_scalar(context, expr.expression, _depth + 1)
+    sides = arithmetic_sides(expr)
+    if sides is not None:
+        return all(_is_scalar(context, side, _depth + 1, scope) for side in sides)
     if isinstance(expr, cst.Name):
-        value = context.value_of(expr, AT_POINT)
-        return value is not None and value is not expr and _is_scalar(context, value, _depth + 1)
+        if scope is not None:
+            owner = scope if scope.binds(expr.value) else context.module_scope
+            values = owner.all_values(expr.value)
+            return bool(values) and all(_is_scalar(context, v, _depth + 1, owner) for v in values)
+        found = context.binding(expr.value, AT_POINT)
+        if found is None or found.value is None or found.value is expr:
+            return False
+        if found.unpacked:  # a, b = train_step(x): every item of what it returns is a scalar
+            return isinstance(found.value, cst.Call) and _returns_scalars(context, found.value, _depth + 1, items=True)
+        return _is_scalar(context, found.value, _depth + 1)
     if not isinstance(expr, cst.Call):
         return False
-    func = expr.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "result" and not expr.args:
-        return True  # a Keras metric's running value
-    if context.call_name(expr) in _REDUCTIONS:
-        return len([a for a in expr.args if a.keyword is None]) == 1 and not any(
-            a.keyword is not None and a.keyword.value in ("axis", "reduction_indices") for a in expr.args)
-    if isinstance(func, cst.Name) and context.call_name(expr) is None:
-        definition = context.functions.definition(func.value)
-        if definition is None:
-            return False
-        returns = [n for n in context.nodes_in(definition.body) if isinstance(n, cst.Return)]
-        return bool(returns) and all(r.value is not None and _is_scalar(context, r.value, _depth + 1)
-                                     for r in returns)
+    if scalar_call(expr):
+        return True
+    if isinstance(expr.func, cst.Name) and context.call_name(expr) is None:
+        made = context.value_of(expr.func, AT_POINT) if scope is None else (
+            scope.only_value(expr.func.value) if scope.binds(expr.func.value) else context.module_scope.only_value(expr.func.value))
+        if loss_object(made):
+            return True  # loss_fn(y, pred) with loss_fn = tf.keras.losses.MeanSquaredError()
+        return _returns_scalars(context, expr, _depth + 1, items=False)
     return False
+
+
+def _returns_scalars(context, call: cst.Call, depth: int, items: bool) -> bool:
+    """``call`` runs a local function whose every return is a scalar (``items``: a tuple of them)."""
+    if not isinstance(call.func, cst.Name):
+        return False
+    definition = context.functions.definition(call.func.value)
+    if definition is None:
+        return False
+    scope = context.scopes.get(definition)
+    returns = [n for n in context.nodes_in(definition.body) if isinstance(n, cst.Return)]
+    if scope is None or not returns:
+        return False
+    for statement in returns:
+        values = [statement.value]
+        if items:
+            if not isinstance(statement.value, (cst.Tuple, cst.List)):
+                return False
+            values = [e.value for e in statement.value.elements]
+        if not all(v is not None and not isinstance(v, cst.StarredElement)
+                   and _is_scalar(context, v, depth, scope) for v in values):
+            return False
+    return True
 
 
 def _trains_only_in_nested_loop(context, loop: cst.CSTNode, around: list) -> bool:

@@ -13,17 +13,13 @@ from typing import Optional
 
 import libcst as cst
 
+from tf_memlint.facts.scalars import arithmetic_sides, loss_object, scalar_call
 from tf_memlint.fixes.base import UNSAFE, Edit, Site, parameters
 from tf_memlint.rule import Diagnostic
 from tf_memlint.syntax import code_of, target_names
 
 CODE = "TFM402"
 APPLICABILITY = UNSAFE  # what the page says; an edit may only be less safe
-_REDUCTIONS = frozenset(f"reduce_{op}" for op in ("mean", "sum", "max", "min", "prod", "std", "variance"))
-# keras.ops (Keras 3) spells them without the prefix
-_OPS_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "prod", "std", "var"})
-# a Keras loss object's reductions that leave one number ("none" keeps one loss per example)
-_SCALAR_REDUCTIONS = frozenset({"sum_over_batch_size", "sum", "mean", "auto"})
 _MAX_DEPTH = 6  # names and helpers followed to prove a value scalar
 
 
@@ -60,31 +56,17 @@ def _is_scalar(site: Site, expr: cst.BaseExpression, at: cst.CSTNode, depth: int
         if index is None:
             return _is_scalar(site, value, where, depth + 1)
         return isinstance(value, cst.Call) and _returns_scalar(site, value, index, depth + 1)
-    if _is_scalar_call(expr):
+    if scalar_call(expr):
         return True
+    sides = arithmetic_sides(expr)
+    if sides is not None:
+        return all(_is_scalar(site, side, at, depth + 1) for side in sides)
     if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
         bound = _value_of(site, expr.func.value, at)
-        if bound is not None and bound[1] is None and _is_loss_object(bound[0]):
+        if bound is not None and bound[1] is None and loss_object(bound[0]):
             return True  # loss_fn(y, pred) with loss_fn = tf.keras.losses.MeanSquaredError()
         return _returns_scalar(site, expr, None, depth + 1)
     return False
-
-
-def _is_loss_object(expr: cst.BaseExpression) -> bool:
-    """``tf.keras.losses.MeanSquaredError()`` and the like, reducing to a scalar (Keras's default
-    reduction; ``reduction="none"`` keeps one loss per example)."""
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)):
-        return False
-    spelled = code_of(expr.func).split(".")
-    if len(spelled) < 2 or spelled[-2] != "losses" or not spelled[-1][:1].isupper():
-        return False
-    for arg in expr.args:
-        if arg.keyword is not None and arg.keyword.value == "reduction":
-            reduction = arg.value
-            named = isinstance(reduction, cst.SimpleString) and reduction.evaluated_value
-            if named not in _SCALAR_REDUCTIONS:
-                return False
-    return True
 
 
 def _returns_scalar(site: Site, call: cst.Call, index: Optional[int], depth: int) -> bool:
@@ -135,20 +117,6 @@ def _returns_of(definition: cst.FunctionDef) -> tuple[list[cst.Return], bool]:
 
     definition.visit(Collect())
     return returns, bool(yields)
-
-
-def _is_scalar_call(expr: cst.CSTNode) -> bool:
-    if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Attribute, cst.Name)):
-        return False
-    last = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else expr.func.value
-    if last == "result" and not expr.args and isinstance(expr.func, cst.Attribute):
-        return True  # a Keras metric's running value
-    in_ops = isinstance(expr.func, cst.Attribute) and code_of(expr.func.value).split(".")[-1] == "ops"
-    if last in _REDUCTIONS or (in_ops and last in _OPS_REDUCTIONS):
-        positional = [a for a in expr.args if a.keyword is None]
-        keywords = {a.keyword.value for a in expr.args if a.keyword is not None}
-        return len(positional) == 1 and not keywords & {"axis", "reduction_indices"}
-    return False
 
 
 def _value_of(site: Site, name: str, at: cst.CSTNode):
