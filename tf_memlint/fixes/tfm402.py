@@ -1,6 +1,6 @@
 """TFM402: ``history.append(loss)`` as ``history.append(float(loss))`` when ``loss`` is a scalar.
 
-Offered only for a value proven scalar: a reduction without ``axis`` (``tf.reduce_mean(...)``,
+Offered only for a value proven scalar (facts/scalars.py): a reduction without ``axis`` (``tf.reduce_mean(...)``,
 ``keras.ops.mean(...)``), a metric's ``result()``, or a name whose nearest earlier assignment in
 the scope is one of those (``float()`` of any other tensor raises). Unsafe: the list then holds
 Python floats, not tensors, and code after the loop that treats its items as tensors
