@@ -77,12 +77,35 @@ class RetraceOnChangingShape(Rule):
         # Calls outside a loop with the caller's input: reported after the walk when their def
         # runs per request (an entry point of a class holding a model, through its callers).
         self._per_call: list[tuple[cst.Call, cst.FunctionDef, str, object]] = []
+        self._names: set[str] | None = None
+
+    def _callable_names(self) -> set[str]:
+        """Names a call of which may run a tf.function or a restored function: the cheap test
+        before any binding is resolved (most calls are of neither)."""
+        if self._names is None:
+            context = self.context
+            names: set[str] = set()
+            for bound in context.tracing.shape_tracing_bindings.values():
+                names |= bound
+            for scope in context.scopes.values():
+                for name, values in scope.assignments.items():
+                    if any(isinstance(v, cst.Call) and context.facts_of(DataShapeFacts).restored_loader(v)
+                           for v in values):
+                        names.add(name)
+            self._names = names
+        return self._names
 
     def visit_Call(self, node: cst.Call) -> None:
         context = self.context
         self._callers.observe(node)
         if context.in_traced_function:
             return  # a call traced into another graph is traced with it, not per Python call
+        func = node.func
+        if isinstance(func, cst.Name) and func.value not in self._callable_names():
+            return
+        if not isinstance(func, (cst.Name, cst.Attribute)) or (
+                isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value == "self")):
+            return  # f(x), self.f(x) only
         data = context.facts_of(DataShapeFacts)
         restored = None
         target = context.tracing.tf_function_target(node.func, shapes=True)

@@ -73,6 +73,10 @@ class DataShapeFacts:
             return context.value_of(expr, AT_POINT)
         return None
 
+    def restored_loader(self, value: cst.Call) -> str | None:
+        """The loader ``value`` calls, if it restores a SavedModel."""
+        return self._loader(value)
+
     def _loader(self, value: cst.BaseExpression) -> str | None:
         if not isinstance(value, cst.Call):
             return None
