@@ -101,10 +101,10 @@ class RetraceOnChangingShape(Rule):
         if context.in_traced_function:
             return  # a call traced into another graph is traced with it, not per Python call
         func = node.func
-        if isinstance(func, cst.Name) and func.value not in self._callable_names():
-            return
-        if not isinstance(func, (cst.Name, cst.Attribute)) or (
-                isinstance(func, cst.Attribute) and not (isinstance(func.value, cst.Name) and func.value.value == "self")):
+        if isinstance(func, cst.Name):
+            if func.value not in self._callable_names():
+                return
+        elif not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"):
             return  # f(x), self.f(x) only
         data = context.facts_of(DataShapeFacts)
         restored = None
