@@ -444,6 +444,18 @@ STRUCTURE_CASES = [
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),
     ("TFM406", "m = tf.keras.Sequential()\nm.compile('adam', 'mse')\nfor e in range(9):\n    m.fit(x, y)\n", False),
     ("TFM406", "m = tf.keras.Sequential()\nfor e in range(99):\n    m.compile('adam', 'mse')\n", True),
+    # TFM107: a tf.function or a restored SavedModel/hub object called with arguments, in a loop or
+    # in a def (a per-request entry point); at module level outside a loop, or a signature: skipped.
+    ("TFM107", "@tf.function\ndef f(x):\n    return x\ny = f(x[:3])\n", False),
+    ("TFM107", "@tf.function\ndef f(x):\n    return x\nclass C:\n    def predict(self, x):\n"
+               "        return f(x)\n", True),
+    ("TFM107", "import tensorflow_hub as hub\nm = hub.load('u')\ny = m(x)\n", False),
+    ("TFM107", "import tensorflow_hub as hub\nm = hub.load('u')\nfor t in texts:\n    y = m(enc(t))\n", True),
+    ("TFM107", "m = tf.saved_model.load('p')\nfor i in range(9):\n    y = m(x[:, :i])\n", True),
+    ("TFM107", "class C:\n    def __init__(self):\n        self.m = tf.saved_model.load('p')\n"
+               "    def encode(self, x):\n        return self.m(x)\n", True),
+    ("TFM107", "f = tf.saved_model.load('p').signatures['serving_default']\nfor i in range(9):\n"
+               "    y = g(x[:, :i])\n", False),
 ]
 
 

@@ -389,7 +389,7 @@ def test_shipped_claims_cover_every_rule_and_myth():
                      "TFM202", "TFM301", "TFM303", "TFM401", "TFM402", "TFM403", "TFM404", "TFM408", "TFM501"}
     assert [c.id for c in shipped if c.requires] == ["TFM501"]  # measurable on a GPU only
     myths = [c for c in shipped if c.kind == "myth"]
-    assert len(myths) == 5 and all(c.expect == "REFUTED" for c in myths)
+    assert len(myths) == 6 and all(c.expect == "REFUTED" for c in myths)
     for c in shipped:
         assert c.bad.is_file() and c.good.is_file(), c.id
 

@@ -51,7 +51,8 @@ of a function of another module of the project with that effect, as its table na
 project.py; a rule that follows calls passes wherever its structure holds with those calls,
 whatever the module imports or names), ``ITEM_WRITE``
 (``x[k] = v``, ``x[k] += v``), ``TF_FUNCTION_CALL`` (a call with arguments of a name bound to a
-tf.function: TFM104 and TFM107 judge what is passed), ``NUMPY_ARRAY`` (a call of a
+tf.function, or to an object restored by ``tf.saved_model.load`` / ``hub.load``: TFM104 and TFM107
+judge what is passed), ``NUMPY_ARRAY`` (a call of a
 NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
 one, used in a function that does not bind it); no nodes: the place exists at all.
 
@@ -68,6 +69,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable
 
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
+from tf_memlint.facts.data_shapes import IMPORTED_RESTORED_LOADERS, RESTORED_LOADERS
 from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
@@ -640,16 +642,24 @@ class _Index:
 
     def tf_function_names(self) -> set[str]:
         """Names a tf.function may be called by (tracing.tf_function_target): decorated defs,
-        and the targets of ``g = tf.function(f)`` / ``g = tf.function(...)(f)``."""
+        and the targets of ``g = tf.function(f)`` / ``g = tf.function(...)(f)``; also of
+        ``m = tf.saved_model.load(...)`` / ``hub.load(...)`` (data_shapes.restored_callee), whose
+        calls trace a restored function (``self.m = ...`` gives ``m``)."""
         if self._tf_function_names is None:
             names = {d.name for d in self.defs if self._decorated(d)}
             qualified = self.facts.qualified
+            aliases = self.facts.aliases
             for node in self.assigns:
                 value = node.value  # type: ignore[attr-defined]
-                if type(value) is ast.Call and (qualified(value.func) == TF_FUNCTION or (
-                        type(value.func) is ast.Call and qualified(value.func.func) == TF_FUNCTION)):
-                    targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                if type(value) is not ast.Call:
+                    continue
+                targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                if qualified(value.func) == TF_FUNCTION or (
+                        type(value.func) is ast.Call and qualified(value.func.func) == TF_FUNCTION):
                     names.update(n.id for t in targets for n in ast_nodes(t) if type(n) is ast.Name)
+                elif _restores(value.func, qualified, aliases):
+                    names.update(t.id if type(t) is ast.Name else t.attr for t in targets
+                                 if type(t) is ast.Name or type(t) is ast.Attribute)
             self._tf_function_names = names
         return self._tf_function_names
 
@@ -746,6 +756,16 @@ class _Index:
                 n for n in cls.body if isinstance(n, _DEFS) and n.name == "__init__")
         return callees
 
+
+
+def _restores(func: ast.AST, qualified, aliases: dict[str, str]) -> bool:
+    """``tf.saved_model.load`` / ``hub.load`` (data_shapes.RESTORED_LOADERS, IMPORTED_RESTORED_LOADERS)."""
+    if qualified(func) in RESTORED_LOADERS:
+        return True
+    dotted = ast_dotted_name(func) or ""
+    head, _, rest = dotted.partition(".")
+    module = aliases.get(head)
+    return module is not None and (f"{module}.{rest}" if rest else module) in IMPORTED_RESTORED_LOADERS
 
 
 def _own_nodes(function: ast.AST, *skipped: type):
