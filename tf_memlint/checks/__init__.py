@@ -23,4 +23,5 @@ from tf_memlint.checks import tfm405_fit_per_step  # noqa: F401
 from tf_memlint.checks import tfm406_compile_in_loop  # noqa: F401
 from tf_memlint.checks import tfm407_whole_split_in_one_batch  # noqa: F401
 from tf_memlint.checks import tfm408_model_loaded_per_call  # noqa: F401
+from tf_memlint.checks import tfm409_summary_writer_per_call  # noqa: F401
 from tf_memlint.checks import tfm501_gpu_shared_by_processes_without_memory_growth  # noqa: F401
