@@ -85,21 +85,23 @@ class SummaryWriterPerCall(Rule):
         if loops:
             if runs_fewer_than(context, loops, MIN_ITERATIONS) or not first_time(self._places, loops[-1]):
                 return
-            if not tf1 and _mentions(context, node, _names_bound_in(context, loops)):
+            leaks = tf1 and not _closed_in(context, loops[-1], target)
+            if not leaks and _mentions(context, node, _names_bound_in(context, loops)):
                 return  # a log directory per run of a sweep: one writer per run is the design
             self.report(node, f"{code_of(node.func)}() opens a new summary writer on every iteration"
-                              f"{_what_each(tf1)}; open it once before the loop",
-                        repetition=_capped(_few(repetition_at(context, node)), tf1))
+                              f"{_what_each(leaks)}; open it once before the loop",
+                        repetition=_capped(_few(repetition_at(context, node)), leaks))
             return
         if definition is None or definition.name.value == "__init__" \
                 or id(node) in context.functions.guarded(definition):
             return
-        if not tf1 and _mentions(context, node, {p.name.value for p in all_params(definition.params)} - {"self"}):
+        leaks = tf1 and not _closed_in(context, definition, target)
+        if not leaks and _mentions(context, node, {p.name.value for p in all_params(definition.params)} - {"self"}):
             return  # the caller names the run's log directory: one writer per run
         if tf1 and isinstance(target, cst.Attribute) and not _closes(context, target.attr.value):
             self._rebound.append((node, target.attr.value, definition, evidence_at(context, node, ONCE_HERE)))
             return
-        self._sites.append((node, name, definition, evidence_at(context, node, ONCE_HERE)))
+        self._sites.append((node, leaks, definition, evidence_at(context, node, ONCE_HERE)))
 
     def leave_Module(self, node: cst.Module) -> None:
         for call, attr, definition, evidence in self._rebound:
@@ -115,19 +117,18 @@ class SummaryWriterPerCall(Rule):
                        f"binds it to self.{attr} without closing the last one: each call leaves a thread and "
                        f"an open file; open it once in __init__, or close it at the end of {method}()")
             self.findings.append((call, message, dataclasses.replace(evidence, repetition=_few(repetition))))
-        for call, name, definition, evidence in self._sites:
+        for call, leaks, definition, evidence in self._sites:
             repetition = self._callers.repetition_of_def(definition)
             if repetition is None or not first_time(self._places, definition):
                 continue
-            tf1 = name in TF1_WRITERS
             fname = definition.name.value
             message = (f"{code_of(call.func)}() opens a new summary writer on every call of {fname}()"
-                       f"{_what_each(tf1)}; open it once and pass it in")
-            self.findings.append((call, message, dataclasses.replace(evidence, repetition=_capped(_few(repetition), tf1))))
+                       f"{_what_each(leaks)}; open it once and pass it in")
+            self.findings.append((call, message, dataclasses.replace(evidence, repetition=_capped(_few(repetition), leaks))))
 
 
-def _what_each(tf1: bool) -> str:
-    return ": each holds a thread and an open file until closed" if tf1 else ": each starts another events file"
+def _what_each(leaks: bool) -> str:
+    return ": each holds a thread and an open file until closed" if leaks else ": each starts another events file"
 
 
 def _few(repetition: Repetition) -> Repetition:
@@ -152,9 +153,19 @@ def _mentions(context, node: cst.CSTNode, names: set[str]) -> bool:
     return any(isinstance(n, cst.Name) and n.value in names for n in context.nodes_in(node))
 
 
-def _capped(repetition: Repetition, tf1: bool) -> Repetition:
-    """A TF2 writer costs a file and a few milliseconds, not memory: medium at most."""
-    if tf1:
+def _closed_in(context, scope: cst.CSTNode, target) -> bool:
+    """``<target>.close()`` in ``scope`` (the loop body or the function that opens it)."""
+    if not isinstance(target, cst.Name):
+        return False
+    return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "close"
+               and isinstance(n.func.value, cst.Name) and n.func.value.value == target.value
+               for n in context.nodes_in(scope))
+
+
+def _capped(repetition: Repetition, leaks: bool) -> Repetition:
+    """A writer that is closed (a TF2 one when dropped) costs an events file and a few
+    milliseconds per call, not memory: medium at most."""
+    if leaks:
         return repetition
     if repetition.kind in GROWS:
         return dataclasses.replace(repetition, known=False)
