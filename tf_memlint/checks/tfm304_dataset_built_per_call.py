@@ -8,7 +8,7 @@ import dataclasses
 
 import libcst as cst
 
-from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, evidence_at
+from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, UNKNOWN, Repetition, evidence_at
 from tf_memlint.facts.callers import ENTRY_POINTS, CallerFacts
 from tf_memlint.facts.repetition import first_time
 from tf_memlint.gate import IN_DEF_OR_LOOP, Inside
@@ -77,7 +77,7 @@ class DatasetBuiltPerCall(Rule):
         if frame is None or not isinstance(frame.node, cst.FunctionDef) or frame.node.name.value == "__init__":
             return
         if id(node) in context.functions.guarded(frame.node) or _builds_run_input(frame.node.name.value) \
-                or _fed_whole_to_model(context, frame.node, node):
+                or (_fed_whole_to_model(context, frame.node, node) and not _from_generator(context, node)):
             return
         self._sites.append((node, frame.node, evidence_at(context, node, ONCE_HERE)))
 
@@ -85,10 +85,16 @@ class DatasetBuiltPerCall(Rule):
         keras = self.context.keras
         for call, definition, evidence in self._sites:
             repetition = self._callers.repetition_of_def(definition, keras.is_model_build)
+            if repetition is None and _from_generator(self.context, call) and _entry_point_name(definition.name.value):
+                # A library's predict(items) wrapping what it is given in from_generator: each call
+                # registers another generator with the runtime, whoever calls it (rasa#5529, alfabet#14).
+                repetition = Repetition(UNKNOWN, basis=f"{definition.name.value}() is called once per input by "
+                                                       f"its users; each call registers another generator",
+                                        known=False)
             if repetition is None or not first_time(self._places, definition):
                 continue
             name = definition.name.value
-            if repetition.kind == PER_REQUEST and (name == "__call__" or name.lstrip("_") in ENTRY_POINTS) \
+            if repetition.kind == PER_REQUEST and _entry_point_name(name) \
                     and "called at" not in repetition.basis:
                 # An entry point says it is made to be called per input; who calls it is not seen.
                 repetition = dataclasses.replace(repetition, known=False)
@@ -96,6 +102,14 @@ class DatasetBuiltPerCall(Rule):
                        f"costs the pipeline's ops and an iterator for one input; convert the input to a "
                        f"tensor and call the model on it, or build the dataset once over all inputs")
             self.findings.append((call, message, dataclasses.replace(evidence, repetition=repetition)))
+
+
+def _entry_point_name(name: str) -> bool:
+    return name == "__call__" or name.lstrip("_") in ENTRY_POINTS
+
+
+def _from_generator(context, call: cst.Call) -> bool:
+    return (context.call_name(call) or "").endswith(".from_generator")
 
 
 def _builds_run_input(name: str) -> bool:
