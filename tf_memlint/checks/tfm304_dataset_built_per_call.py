@@ -58,7 +58,7 @@ class DatasetBuiltPerCall(Rule):
     name = "dataset-built-per-call"
     summary = "tf.data.Dataset.from_generator/from_tensor_slices built in a function that runs per input"
     triggers = DATASET_SOURCES
-    structure = Inside(IN_DEF_OR_LOOP)
+    structure = Inside(IN_DEF_OR_LOOP, DATASET_SOURCES)  # the pipeline itself is built in a def or a loop
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)

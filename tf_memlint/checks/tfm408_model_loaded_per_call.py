@@ -80,7 +80,7 @@ class ModelLoadedPerCall(Rule):
     name = "model-loaded-per-call"
     summary = "model loaded (load_model, saved_model.load, hub.load) in a function that runs per call"
     triggers = LOADER_TRIGGERS
-    structure = Inside(IN_DEF_OR_LOOP)
+    structure = Inside(IN_DEF_OR_LOOP, LOADER_TRIGGERS)  # the load itself is in a def or a loop
     options = {
         "load_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),

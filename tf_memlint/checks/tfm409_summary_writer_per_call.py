@@ -56,7 +56,7 @@ class SummaryWriterPerCall(Rule):
     name = "summary-writer-per-call"
     summary = "summary FileWriter / create_file_writer opened per iteration or per call"
     triggers = WRITERS
-    structure = Inside(IN_DEF_OR_LOOP)
+    structure = Inside(IN_DEF_OR_LOOP, WRITERS)  # the writer itself is opened in a def or a loop
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
