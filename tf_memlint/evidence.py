@@ -16,7 +16,6 @@ that (grading.py), never from the rule's own wishes.
 
 from __future__ import annotations
 
-
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING

@@ -97,7 +97,7 @@ def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0, scope=None) -
         return all(_is_scalar(context, side, _depth + 1, scope) for side in sides)
     if isinstance(expr, cst.Name):
         if scope is not None:
-            owner = scope if scope.binds(expr.value) else context.module_scope
+            owner = _binding_scope(context, scope, expr.value)
             values = owner.all_values(expr.value)
             return bool(values) and all(_is_scalar(context, v, _depth + 1, owner) for v in values)
         found = context.binding(expr.value, AT_POINT)
@@ -108,15 +108,20 @@ def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0, scope=None) -
         return _is_scalar(context, found.value, _depth + 1)
     if not isinstance(expr, cst.Call):
         return False
-    if scalar_call(expr):
+    if scalar_call(expr, booleans=True):
         return True
     if isinstance(expr.func, cst.Name) and context.call_name(expr) is None:
-        made = context.value_of(expr.func, AT_POINT) if scope is None else (
-            scope.only_value(expr.func.value) if scope.binds(expr.func.value) else context.module_scope.only_value(expr.func.value))
+        made = context.value_of(expr.func, AT_POINT) if scope is None \
+            else _binding_scope(context, scope, expr.func.value).only_value(expr.func.value)
         if loss_object(made):
             return True  # loss_fn(y, pred) with loss_fn = tf.keras.losses.MeanSquaredError()
         return _returns_scalars(context, expr, _depth + 1, items=False)
     return False
+
+
+def _binding_scope(context, scope, name: str):
+    """The scope a name read in ``scope``'s body is bound in: that function's, else the module's."""
+    return scope if scope.binds(name) else context.module_scope
 
 
 def _returns_scalars(context, call: cst.Call, depth: int, items: bool) -> bool:

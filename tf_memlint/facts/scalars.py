@@ -9,22 +9,24 @@ import libcst as cst
 from tf_memlint.syntax import code_of
 
 _REDUCTIONS = frozenset(f"reduce_{op}" for op in ("mean", "sum", "max", "min", "prod", "std", "variance"))
+_BOOLEAN_REDUCTIONS = frozenset({"reduce_all", "reduce_any"})
 # keras.ops (Keras 3) spells them without the prefix
 _OPS_REDUCTIONS = frozenset({"mean", "sum", "max", "min", "prod", "std", "var"})
 # a Keras loss object's reductions that leave one number ("none" keeps one loss per example)
 _SCALAR_REDUCTIONS = frozenset({"sum_over_batch_size", "sum", "mean", "auto"})
 
 
-def scalar_call(expr: cst.CSTNode) -> bool:
+def scalar_call(expr: cst.CSTNode, booleans: bool = False) -> bool:
     """A reduction over every axis (``tf.reduce_mean(x)``, ``keras.ops.mean(x)``, no ``axis``) or a
-    Keras metric's running value (``metric.result()``)."""
+    Keras metric's running value (``metric.result()``); with ``booleans``, ``tf.reduce_all`` and
+    ``tf.reduce_any`` too (one truth value: a scalar to keep, but not a number to wrap in float())."""
     if not isinstance(expr, cst.Call) or not isinstance(expr.func, (cst.Attribute, cst.Name)):
         return False
     last = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else expr.func.value
     if last == "result" and not expr.args and isinstance(expr.func, cst.Attribute):
         return True
     in_ops = isinstance(expr.func, cst.Attribute) and code_of(expr.func.value).split(".")[-1] == "ops"
-    if last in _REDUCTIONS or (in_ops and last in _OPS_REDUCTIONS):
+    if last in _REDUCTIONS or (in_ops and last in _OPS_REDUCTIONS) or (booleans and last in _BOOLEAN_REDUCTIONS):
         positional = [a for a in expr.args if a.keyword is None]
         keywords = {a.keyword.value for a in expr.args if a.keyword is not None}
         return len(positional) == 1 and not keywords & {"axis", "reduction_indices"}
