@@ -490,7 +490,9 @@ class _Index:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
         methods = {n[1:] for n in nodes if n.startswith(".")}
-        names = {n for n in nodes if n[0] != "." and n not in _KINDS and n not in _SPECIAL and n not in EFFECTS}
+        names = {n for n in nodes if n[0] not in ".~" and n not in _KINDS and n not in _SPECIAL and n not in EFFECTS}
+        # "~hub" as the triggers read it: a callee whose written or qualified name contains the text
+        texts = tuple(n[1:] for n in nodes if n[0] == "~")
         item_write = ITEM_WRITE in nodes
         numpy = NUMPY_ARRAY in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
@@ -522,6 +524,9 @@ class _Index:
                 if callee in methods and type(func) is ast.Attribute:
                     return True
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
+                    return True
+                if texts and any(text in spelled for spelled in (ast_dotted_name(func) or "", qualified(func) or "")
+                                 for text in texts):
                     return True
                 if written and (ast_dotted_name(func) in written or (type(func) is ast.Attribute and callee in written_methods)):
                     return True
