@@ -533,3 +533,17 @@ def test_only_the_rules_whose_own_gate_passes_run():
     facts = gate.ModuleFacts(ast.parse(source))
     assert codes_that_can_fire(facts, ["TFM101", "TFM405", "TFM407"]) == ["TFM101"]
     assert codes_that_can_fire(facts, ["TFM405"]) == ["TFM405"]  # one rule: the caller's gate decided
+
+
+def test_a_keyword_node_needs_that_keyword_given_true():
+    """TFM401 reads only ``GradientTape(persistent=True)``: a plain tape, or one whose persistence
+    is a variable, is no reason to build a tree for it; any spelling of the tape class is."""
+    def passes(line: str) -> bool:
+        return could_fire(ast.parse(f"import tensorflow as tf\nfrom tensorflow import GradientTape as GT\n{line}\n"),
+                          ["TFM401"])
+
+    assert passes("with tf.GradientTape(persistent=True) as tape:\n    pass")
+    assert passes("tape = GT(watch_accessed_variables=False, persistent=True)")
+    assert not passes("with tf.GradientTape() as tape:\n    pass")
+    assert not passes("with tf.GradientTape(persistent=flag) as tape:\n    pass")
+    assert not passes("with tf.GradientTape(persistent=False) as tape:\n    pass")

@@ -45,7 +45,9 @@ from the same constants (see ``_Index``):
 
 and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements of that kind),
 ``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
-triggers match, or of a class of the module deriving from it: ``Net()`` for ``keras.Model``), an
+triggers match, or of a class of the module deriving from it: ``Net()`` for ``keras.Model``), a
+canonical name with a keyword given a literal ``True`` (``"tensorflow.GradientTape(persistent=True)"``,
+a call of that name with that argument), an
 effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
 of a function of another module of the project with that effect, as its table names it,
 project.py; a rule that follows calls passes wherever its structure holds with those calls,
@@ -490,7 +492,9 @@ class _Index:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
         methods = {n[1:] for n in nodes if n.startswith(".")}
-        names = {n for n in nodes if n[0] not in ".~" and n not in _KINDS and n not in _SPECIAL and n not in EFFECTS}
+        names = {n for n in nodes if n[0] not in ".~" and "(" not in n and n not in _KINDS and n not in _SPECIAL
+                 and n not in EFFECTS}
+        flagged = [(name, keyword) for name, keyword in (_keyword_true(n) for n in nodes) if name]
         # "~hub" as the triggers read it: a callee whose written or qualified name contains the text
         texts = tuple(n[1:] for n in nodes if n[0] == "~")
         item_write = ITEM_WRITE in nodes
@@ -504,11 +508,11 @@ class _Index:
         # agent.act() on an instance of a project class (the table writes Agent.act): any receiver
         written_methods = {key.rpartition(".")[2] for key in written if "." in key}
 
-        def named(func: ast.AST) -> bool:
-            """A call of one of ``names`` or of a name under it (as triggers match)."""
+        def named(func: ast.AST, among: set[str] = names) -> bool:
+            """A call of one of ``among`` or of a name under it (as triggers match)."""
             name = qualified(func)
             while name:
-                if name in names:
+                if name in among:
                     return True
                 name = name.rpartition(".")[0]
             return False
@@ -524,6 +528,8 @@ class _Index:
                 if callee in methods and type(func) is ast.Attribute:
                     return True
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
+                    return True
+                if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
                     return True
                 if texts and any(text in spelled for spelled in (ast_dotted_name(func) or "", qualified(func) or "")
                                  for text in texts):
@@ -782,6 +788,19 @@ def _own_nodes(function: ast.AST, *skipped: type):
         yield node
         stack.extend(child for child in ast.iter_child_nodes(node)
                      if not isinstance(child, (*_FUNCTIONS, *skipped)))
+
+
+_KEYWORD_TRUE = re.compile(r"([\w.]+)\((\w+)=True\)")
+
+
+def _keyword_true(node: str) -> tuple[str, str] | tuple[None, None]:
+    """``("tensorflow.GradientTape", "persistent")`` for ``"tensorflow.GradientTape(persistent=True)"``."""
+    found = _KEYWORD_TRUE.fullmatch(node)
+    return (found[1], found[2]) if found else (None, None)
+
+
+def _gives_true(call: ast.Call, keyword: str) -> bool:
+    return any(k.arg == keyword and type(k.value) is ast.Constant and k.value.value is True for k in call.keywords)
 
 
 def _identifiers(node: ast.AST):

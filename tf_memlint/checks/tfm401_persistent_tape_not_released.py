@@ -6,6 +6,7 @@ import libcst as cst
 
 from tf_memlint.evidence import PER_STEP, Repetition
 from tf_memlint.facts.keras import GRADIENT_TAPE
+from tf_memlint.gate import ANYWHERE, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, contains
 
@@ -59,6 +60,7 @@ class PersistentTapeNotReleased(Rule):
     name = "persistent-tape-not-released"
     summary = "persistent GradientTape not deleted after its last gradient() call"
     triggers = frozenset({GRADIENT_TAPE})
+    structure = Inside(ANYWHERE, {GRADIENT_TAPE + "(persistent=True)"})  # the rule reads this literal only
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None and isinstance(node.asname.name, cst.Name):
