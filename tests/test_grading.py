@@ -41,7 +41,8 @@ def _graded(lint, source, code, **settings):
     ("for step in range(100000):", "high", "100,000 iterations (range(100000))"),
     ("for image in images:", "medium", "per item: images"),  # a collection of unknown size
     ("for batch in dataset:", "high", "per item: dataset"),
-    ("for epoch in range(epochs):", "high", "per step: range(epochs)"),
+    ("for step in range(steps):", "high", "per step: range(steps)"),
+    ("for epoch in range(epochs):", "medium", "per epoch: range(epochs)"),  # tens to hundreds of times
     ("for k in range(num_models):", "low", "unknown: range(num_models)"),  # nobody can size it
     ("for t in range(len(series) - window):", "medium", "per item: range(len(series) - window)"),
 ])
