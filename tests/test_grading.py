@@ -169,3 +169,19 @@ def test_a_loop_that_ends_after_the_place_does_not_repeat_it(lint, after, confid
     source = PREDICT.format(loop="while True:") + after + "\n"
     finding = _graded(lint, source, "TFM404")
     assert finding.confidence == confidence, finding.message
+
+
+def test_what_a_place_that_runs_once_holds_is_its_cost():
+    """A rule that reads off the code what its finding holds (an embedded array's bytes) has the
+    cost of a place that runs once: below the memory threshold it grades low, as a bounded
+    repetition does; in a notebook kernel the threshold is lower; an unknown size keeps the
+    rule's own grade."""
+    from dataclasses import replace
+
+    from tf_memlint.evidence import NOTEBOOK, ONCE_HERE, PROGRAM, Evidence
+    from tf_memlint.grading import grade
+    once = Evidence(ONCE_HERE, PROGRAM, held_bytes=3_000_000)
+    assert grade("TFM106", once, "high").confidence == "low"
+    assert grade("TFM106", replace(once, held_bytes=400_000_000), "high").confidence == "high"
+    assert grade("TFM106", replace(once, lifetime=NOTEBOOK, held_bytes=8_000_000), "high").confidence == "high"
+    assert grade("TFM106", replace(once, held_bytes=None), "high").confidence == "high"

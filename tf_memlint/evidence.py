@@ -100,6 +100,9 @@ class Evidence:
     # The grade this finding's own precondition gives it when its place does not repeat, where
     # the rule knows more than its class default (TFM103: the mutated value is read back).
     once_confidence: str | None = None
+    # What the finding holds where it stands, when the rule reads it off the code (the bytes of
+    # an array embedded in a graph): its cost when the place runs once.
+    held_bytes: float | None = None
 
     def words(self) -> str:
         parts = [self.repetition.words()] if self.repetition.words() else []
@@ -135,11 +138,11 @@ def lifetime(context: TFContext) -> tuple[str, str]:
 
 
 def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None,
-                once_confidence: str | None = None) -> Evidence:
+                once_confidence: str | None = None, held_bytes: float | None = None) -> Evidence:
     """The evidence for a finding at ``node``, reported at the current walk position (the
     engine tells the context the file's path and the configured test globs)."""
     life, why = lifetime(context)
-    return Evidence(repetition or repetition_at(context, node), life, why, once_confidence)
+    return Evidence(repetition or repetition_at(context, node), life, why, once_confidence, held_bytes)
 
 
 def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:

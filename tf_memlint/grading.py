@@ -93,6 +93,10 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
     with no repetition is low)."""
     words, amount, unit = project(code, evidence)
     repetition = evidence.repetition
+    if amount is None and repetition.kind == ONCE and evidence.held_bytes is not None:
+        # A place that runs once costs what it holds: an array of a few MB embedded once in a
+        # one-off script is harmless, one of hundreds of MB is not.
+        amount, unit = evidence.held_bytes, "bytes"
     if repetition.kind in GROWS:
         confidence = HIGH if repetition.known else MEDIUM
     elif repetition.kind == COUNT and (repetition.count is None or repetition.count > 1):
