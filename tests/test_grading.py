@@ -41,7 +41,8 @@ def _graded(lint, source, code, **settings):
     ("for step in range(100000):", "high", "100,000 iterations (range(100000))"),
     ("for image in images:", "medium", "per item: images"),  # a collection of unknown size
     ("for batch in dataset:", "high", "per item: dataset"),
-    ("for epoch in range(epochs):", "high", "per step: range(epochs)"),
+    ("for step in range(steps):", "high", "per step: range(steps)"),
+    ("for epoch in range(epochs):", "medium", "per epoch: range(epochs)"),  # tens to hundreds of times
     ("for k in range(num_models):", "low", "unknown: range(num_models)"),  # nobody can size it
     ("for t in range(len(series) - window):", "medium", "per item: range(len(series) - window)"),
 ])
@@ -168,3 +169,19 @@ def test_a_loop_that_ends_after_the_place_does_not_repeat_it(lint, after, confid
     source = PREDICT.format(loop="while True:") + after + "\n"
     finding = _graded(lint, source, "TFM404")
     assert finding.confidence == confidence, finding.message
+
+
+def test_what_a_place_that_runs_once_holds_is_its_cost():
+    """A rule that reads off the code what its finding holds (an embedded array's bytes) has the
+    cost of a place that runs once: below the memory threshold it grades low, as a bounded
+    repetition does; in a notebook kernel the threshold is lower; an unknown size keeps the
+    rule's own grade."""
+    from dataclasses import replace
+
+    from tf_memlint.evidence import NOTEBOOK, ONCE_HERE, PROGRAM, Evidence
+    from tf_memlint.grading import grade
+    once = Evidence(ONCE_HERE, PROGRAM, held_bytes=3_000_000)
+    assert grade("TFM106", once, "high").confidence == "low"
+    assert grade("TFM106", replace(once, held_bytes=400_000_000), "high").confidence == "high"
+    assert grade("TFM106", replace(once, lifetime=NOTEBOOK, held_bytes=8_000_000), "high").confidence == "high"
+    assert grade("TFM106", replace(once, held_bytes=None), "high").confidence == "high"

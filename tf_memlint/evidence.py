@@ -6,7 +6,8 @@ position (``TFContext``: the loops open around the node, the function and what c
 
 * **repetition**: once; a known count; small (bounded by data of known, small size); per item
   of a dataset, generator, file list or ``Sequence``; per request (route handlers, servicer
-  methods); per environment step; per callback event; unbounded (``while True``); unknown;
+  methods); per environment step; per callback event; per epoch; unbounded (``while True``);
+  unknown;
 * **lifetime**: test code, a notebook kernel, a server, or a program (script, library).
 
 An answer says how it was obtained: ``known`` (read off the code: ``range(10000)``, a route
@@ -34,12 +35,13 @@ PER_REQUEST = "per request"    # a route handler, a servicer method
 PER_STEP = "per step"          # an environment / training step loop (while not done, range(steps))
 PER_ITEM = "per item"          # a dataset, generator, file list, Sequence, DataFrame rows
 PER_CALLBACK = "per callback"  # a Keras callback's per-batch hook
+PER_EPOCH = "per epoch"        # the body of an epoch loop, outside its loop over batches
 COUNT = "count"                # a known trip count
 SMALL = "small"                # bounded by a few items (a splitter, a literal of variants)
 UNKNOWN = "unknown"            # a loop nobody can size from the code
 ONCE = "once"                  # not repeated where it stands
 
-GROWS = frozenset({UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK})
+GROWS = frozenset({UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK, PER_EPOCH})
 
 TEST, NOTEBOOK, SERVER, PROGRAM = "test", "notebook", "server", "program"
 
@@ -98,6 +100,9 @@ class Evidence:
     # The grade this finding's own precondition gives it when its place does not repeat, where
     # the rule knows more than its class default (TFM103: the mutated value is read back).
     once_confidence: str | None = None
+    # What the finding holds where it stands, when the rule reads it off the code (the bytes of
+    # an array embedded in a graph): its cost when the place runs once.
+    held_bytes: float | None = None
 
     def words(self) -> str:
         parts = [self.repetition.words()] if self.repetition.words() else []
@@ -133,11 +138,11 @@ def lifetime(context: TFContext) -> tuple[str, str]:
 
 
 def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None,
-                once_confidence: str | None = None) -> Evidence:
+                once_confidence: str | None = None, held_bytes: float | None = None) -> Evidence:
     """The evidence for a finding at ``node``, reported at the current walk position (the
     engine tells the context the file's path and the configured test globs)."""
     life, why = lifetime(context)
-    return Evidence(repetition or repetition_at(context, node), life, why, once_confidence)
+    return Evidence(repetition or repetition_at(context, node), life, why, once_confidence, held_bytes)
 
 
 def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
@@ -179,7 +184,11 @@ def _event(repeated: str, node: cst.CSTNode) -> Repetition:
 
 def repetition_of_loops(context: TFContext, loops: list) -> Repetition:
     each = [repetition_of_loop(context, loop) for loop in loops]
-    for kind in (UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK):
+    if each[-1].kind == PER_STEP and _counts_epochs(loops[-1]):
+        # What stands in an epoch loop's own body, outside its loop over batches, runs once per
+        # epoch: tens to a few hundred times, not once per training step.
+        each[-1] = replace(each[-1], kind=PER_EPOCH, known=False)
+    for kind in (UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK, PER_EPOCH):
         growing = [r for r in each if r.kind == kind]
         if growing:
             return growing[-1]
@@ -194,6 +203,18 @@ def repetition_of_loops(context: TFContext, loops: list) -> Repetition:
         return Repetition(COUNT, total, basis)
     unknown = [r for r in each if r.kind == UNKNOWN]
     return unknown[-1] if unknown else each[-1]
+
+
+# A bound or counter named for epochs (``range(epochs)``, ``for epoch in ...``,
+# ``while epoch < n_epochs``); not ``steps_per_epoch`` and the like, which count batches.
+_EPOCH_WORDS = re.compile(r"(^|_)(n_|num_|nb_|max_|total_)?epochs?(_|$)")
+_BATCH_WORDS = re.compile(r"batch|step|iter|per_epoch")
+
+
+def _counts_epochs(loop: cst.For | cst.While) -> bool:
+    text = f"{code_of(loop.target)} {code_of(loop.iter)}" if isinstance(loop, cst.For) else code_of(loop.test)
+    words = re.sub(r"\W+", "_", text).lower()
+    return bool(_EPOCH_WORDS.search(words)) and not _BATCH_WORDS.search(words)
 
 
 def repetition_of_loop(context: TFContext, loop: cst.For | cst.While) -> Repetition:

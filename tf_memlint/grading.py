@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tf_memlint.evidence import COUNT, GROWS, NOTEBOOK, ONCE, PER_ITEM, PER_STEP, SERVER, SMALL, TEST, UNKNOWN, Evidence
+from tf_memlint.evidence import (COUNT, GROWS, NOTEBOOK, ONCE, PER_EPOCH, PER_ITEM, PER_STEP, SERVER, SMALL, TEST, UNKNOWN,
+                                 Evidence)
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
@@ -37,7 +38,7 @@ UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
 
 
 # What an open-ended repetition grows with: a loop over data ends with the data.
-_GROWTH = {PER_ITEM: "grows with the data", PER_STEP: "grows with the steps"}
+_GROWTH = {PER_ITEM: "grows with the data", PER_STEP: "grows with the steps", PER_EPOCH: "grows with the epochs"}
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,10 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
     with no repetition is low)."""
     words, amount, unit = project(code, evidence)
     repetition = evidence.repetition
+    if amount is None and repetition.kind == ONCE and evidence.held_bytes is not None:
+        # A place that runs once costs what it holds: an array of a few MB embedded once in a
+        # one-off script is harmless, one of hundreds of MB is not.
+        amount, unit = evidence.held_bytes, "bytes"
     if repetition.kind in GROWS:
         confidence = HIGH if repetition.known else MEDIUM
     elif repetition.kind == COUNT and (repetition.count is None or repetition.count > 1):

@@ -11,7 +11,7 @@ from tf_memlint.evidence import (ONCE_HERE, PER_ITEM, Repetition, evidence_at, o
                                  repetition_at)
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.events import BATCH, REQUEST, user_paced
-from tf_memlint.facts.functions import PREDICT, Witness
+from tf_memlint.facts.functions import MODEL, PREDICT, Witness
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
@@ -157,9 +157,11 @@ class PredictInLoop(Rule):
         loops = context.loops_running(node)
         if loops and self._exempt_loops(node, loops, through_call=True):
             return
+        label, witness = found
+        if self._predicts_what_it_builds(node, witness):
+            return  # one predict per model: the load or build is the cost (TFM403/TFM408)
         if not first_time(self._reach_places, where):
             return
-        label, witness = found
         if not witness.chain:
             self.report(node, f"{label}() on a Keras model held by another object, {per}, pays predict's "
                               f"set-up cost on every call; call the model directly, model(x, training=False)")
@@ -167,6 +169,16 @@ class PredictInLoop(Rule):
         self.report(node, f"{label}() calls Keras predict() {per} (calls {context.functions.describe(witness)}); "
                           f"predict pays its set-up cost on every call: call the model directly, "
                           f"model(x, training=False), or predict once on the whole batch")
+
+    def _predicts_what_it_builds(self, node: cst.Call, predicts: Witness) -> bool:
+        """The function ``node`` runs, which predicts, also builds or loads a model on every call
+        (``model = load_model(path); return model.predict(x)``): the reach path's form of
+        ``_new_model_in``."""
+        built = self.context.functions.reach(node, MODEL)
+        if built is None or not built[1].chain or not predicts.chain:
+            return False
+        here, there = built[1].chain[-1][1], predicts.chain[-1][1]
+        return here is there or (isinstance(here, str) and here == there)
 
     def _in_handler(self, node: cst.Call) -> None:
         """``model.predict(x)`` written in a request handler or a per-batch callback hook."""
@@ -235,6 +247,8 @@ def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
         if isinstance(arg, cst.Name) and arg.value not in names:
             found = context.binding(arg.value, AT_POINT)
             arg = None if found is None else found.value  # `x, y = batch`: a part of a batch is a batch
+        if _keyed_part(arg):
+            arg = arg.value  # `images = batch["image"]`: a feature of a batch of dicts is a batch too
         if _is_next(arg):
             return _is_batching(context, arg.args[0].value, 0)
         if isinstance(arg, cst.Call) and arg.args and (code_of(arg.func).rsplit(".", 1)[-1] not in _ONE_ITEM_CALLS):
@@ -242,6 +256,13 @@ def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
     if not (isinstance(arg, cst.Name) and arg.value in names):
         return False
     return _is_batching(context, loop.iter, 0)
+
+
+def _keyed_part(expr) -> bool:
+    """``batch["image"]``: one feature of a dataset of dicts, a batch when ``batch`` is one (an
+    index, ``batch[0]``, may as well be the first sample of a batch of tensors)."""
+    return isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1 \
+        and isinstance(expr.slice[0].slice, cst.Index) and isinstance(expr.slice[0].slice.value, cst.SimpleString)
 
 
 def _with_payload(context, call: cst.Call) -> Repetition:
