@@ -87,14 +87,17 @@ class Rule:
         self.findings: list[tuple[cst.CSTNode, str, Evidence]] = []
 
     def report(self, node: cst.CSTNode, message: str, repetition: Repetition | None = None,
-               once_confidence: str | None = None) -> None:
+               once_confidence: str | None = None, held_bytes: float | None = None) -> None:
         """Report ``node``. The evidence is read from the walk position now (the loops open
         around the node, its function, the process); ``repetition``: the rule knows better how
         often the harm repeats (an unrolled loop's bound, a size), and says so; ``once_confidence``:
-        this finding's own precondition grades it otherwise than the rule's default."""
+        this finding's own precondition grades it otherwise than the rule's default; ``held_bytes``:
+        what the finding holds where it stands, read off the code (graded as the cost of a place
+        that runs once)."""
         if repetition is None and not self.repeats_with_place:
             repetition = ONCE_HERE
-        self.findings.append((node, message, evidence_at(self.context, node, repetition, once_confidence)))
+        self.findings.append((node, message, evidence_at(self.context, node, repetition, once_confidence,
+                                                         held_bytes)))
 
 
 _REGISTRY: dict[str, type[Rule]] = {}

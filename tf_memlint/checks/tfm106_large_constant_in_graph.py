@@ -117,7 +117,7 @@ class LargeConstantInGraph(Rule):
                 where = "a traced function" if context.in_traced_function else "a TF1 graph"
                 self.report(node, f"{code_of(node.func)}() of the NumPy array {code_of(array)}{self._size_text(array)} "
                                   f"in {where} embeds the array in the GraphDef; feed it as an argument, "
-                                  f"a tf.Variable or a placeholder instead")
+                                  f"a tf.Variable or a placeholder instead", held_bytes=context.arrays.nbytes(array))
                 for element in arrays:
                     self._skip.add(id(element))
                     if isinstance(element, cst.Name) and context.function is not None:
@@ -146,4 +146,4 @@ class LargeConstantInGraph(Rule):
         self._reported.add(key)
         self.report(node, f"the NumPy array {node.value}{self._size_text(found.value)} captured by a traced "
                           f"function is embedded in its GraphDef as a constant; pass it as an argument "
-                          f"or keep it in a tf.Variable")
+                          f"or keep it in a tf.Variable", held_bytes=context.arrays.nbytes(found.value))
