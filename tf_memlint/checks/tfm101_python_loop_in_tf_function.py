@@ -64,6 +64,17 @@ class PythonLoopInTfFunction(Rule):
         if any(id(loop) in self._reported_loops for loop in context.function.loops):
             return  # an outer loop is reported: its copies hold this one's
         if kind == "python" and count >= least // HEAVY_BODY_DIVISOR:
+            if context.keras.loop_is_training(node):
+                # A training step (a forward pass, its gradients and the update) per iteration:
+                # decidably heavier than a model call, at a count read off the code.
+                self._reported_loops.add(id(node))
+                name = context.function.node.name.value
+                self.report(node, f"Python loop over {code_of(node.iter)} takes a training step in the traced "
+                                  f"function {name}(): the whole training loop is unrolled, {count} copies of the "
+                                  f"step in the graph; decorate only the step with @tf.function and loop in "
+                                  f"Python outside it",
+                            repetition=Repetition(COUNT, count, code_of(node.iter)))
+                return
             model = self._model_called_in(node)
             if model is not None:
                 self._reported_loops.add(id(node))
