@@ -14,6 +14,11 @@ keyed by the names that file calls it by (``models.build``, ``Agent.act``: facts
 the class of ``agent.act()`` from ``agent = Agent()``) goes to the engine (``settings["project"]``), which
 hands it to ``TFContext.project``; FunctionFacts consults it when a call does not resolve in-file.
 
+Callers the other way: a method that only one class of the project defines, called from another
+module on a receiver that module cannot type (``predict_data.as_tf_dataset()`` in a model's
+``predict``), runs that class's method; for the methods that build a generator-fed dataset, where
+they are called goes into the defining module's table (``METHOD_CALLERS``, ``_method_callers``).
+
 Graph mode: a project where some module calls ``disable_eager_execution()`` /
 ``disable_v2_behavior()``, or imports ``tensorflow.compat.v1`` and creates a Session, builds TF1
 graphs everywhere: ``"__graph_mode__"`` in every table.
@@ -32,8 +37,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tf_memlint.facts.functions import (EFFECT_KINDS, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION, SESSION,
-                                       UNDONE_BY, is_cache_decorator)
+from tf_memlint.facts.functions import (EFFECT_KINDS, METHOD_CALLERS, MODEL, OPS, PREDICT, RETURNS_SESSION,
+                                       RUNS_SESSION, SESSION, UNDONE_BY, is_cache_decorator)
 from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras, is_view_inputs,
                                    tf2_keras)
 from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, SESSION_RUN_METHODS,
@@ -284,6 +289,13 @@ def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]
     owner = _projects(list(raws))
     # (a notebook, x.ipynb.py, is a program of its own)
     graph_projects = {owner[path] for path in raws if stem[path].isidentifier() and facts[path]["graph_marker"]}
+    callers = _method_callers(raws, owner)
+    return _with_callers(_link(raws, facts, stem, owner, graph_projects, summaries), callers)
+
+
+def _link(raws: dict[str, bytes], facts: dict[str, dict[str, Any]], stem: dict[str, str], owner: dict[str, str],
+          graph_projects: set[str], summaries: Any) -> dict[str, dict[str, Any]]:
+    """The tables of the modules that import a project function with an effect (``_build``)."""
     modules: dict[str, _Unit] = {}
 
     def parse(path: str, raw: bytes) -> _Unit | None:
@@ -327,6 +339,90 @@ def _build(paths: list[str], summaries: Any = None) -> dict[str, dict[str, Any]]
     if not modules:
         return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
     return _tables(modules, raws, graph_projects, owner)
+
+
+def _with_callers(tables: dict[str, dict[str, Any]],
+                  callers: dict[str, dict[str, list[list[Any]]]]) -> dict[str, dict[str, Any]]:
+    for path, found in callers.items():
+        tables.setdefault(path, {})[METHOD_CALLERS] = found
+    return tables
+
+
+# Where the project calls a method that only one class of it defines, for the rules that judge a
+# per-call cost by its callers (TFM304: a from_generator pipeline built in a method, called from
+# another module's predict()). A call ``x.method(...)`` runs that class's method whatever ``x``
+# is, when no other class or function of the project has a def of that name and the name is not
+# one a library's object has too (``_COMMON_METHODS``). Only methods that build a generator-fed
+# dataset are indexed: a text test (``from_generator(``) picks the few modules to parse.
+# A method's body is indented twice at least: a line that calls from_generator at that depth.
+_INDEXED_CALL = re.compile(rb"\n(?:[ ]{8,}|\t\t|[ ]{4,}\t|\t[ ]{4,})[^\n]*from_generator\(").search
+_COMMON_METHODS = frozenset({"__init__", "__call__", "call", "run", "get", "set", "update", "reset", "close",
+                             "save", "load", "build", "compile", "fit", "evaluate", "train", "test", "predict",
+                             "append", "add", "read", "write", "open", "start", "stop", "step", "forward",
+                             "apply", "process", "render", "sample", "transform", "encode", "decode", "act",
+                             "map", "batch", "shuffle", "repeat", "take", "cache", "prefetch", "filter"})
+
+
+def _method_callers(raws: dict[str, bytes], owner: dict[str, str]) -> dict[str, dict[str, list[list[Any]]]]:
+    """{path of the defining module: {"Class.method": [[caller "Class.func" or "func", file name,
+    line, in a loop of the caller (0/1)], ...]}} for the methods of top-level classes that call
+    ``Dataset.from_generator`` themselves, defined once in their project, called elsewhere."""
+    indexed: dict[str, tuple[str, str]] = {}  # method -> (path, "Class.method")
+    for path, raw in raws.items():
+        if b"from_generator(" not in raw or not _INDEXED_CALL(raw) or not MENTIONS_TF(raw):
+            continue
+        try:
+            tree = ast.parse(raw)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        facts = ModuleFacts(tree)
+        for cls in tree.body:
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for item in cls.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name not in _COMMON_METHODS \
+                        and any(type(n) is ast.Call and (facts.qualified(n.func) or "").endswith(".from_generator")
+                                for n in ast.walk(item)):
+                    indexed.setdefault(item.name, (path, f"{cls.name}.{item.name}"))
+    if not indexed:
+        return {}
+    found: dict[str, dict[str, list[list[Any]]]] = {}
+    for method, (home, label) in indexed.items():
+        defined = re.compile(rb"\bdef[ \t]+" + method.encode() + rb"[ \t]*\(").findall
+        called = b"." + method.encode()
+        project = [path for path in raws if owner.get(path) == owner.get(home)]
+        if sum(len(defined(raws[path])) for path in project) != 1:
+            continue  # another def of that name: a call may run it instead
+        sites: list[list[Any]] = []
+        for path in project:
+            if called not in raws[path]:
+                continue
+            try:
+                tree = ast.parse(raws[path])
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            sites.extend(_call_sites(tree, method, os.path.basename(path)))
+        if sites:
+            found.setdefault(home, {})[label] = sites
+    return found
+
+
+def _call_sites(tree: ast.Module, method: str, filename: str) -> list[list[Any]]:
+    """``<x>.method(...)`` calls in the functions and methods of ``tree``, ``x`` not ``self``
+    (the defining class's own calls are its module's to judge)."""
+    sites = []
+    functions = [(None, n) for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions += [(c.name, n) for c in tree.body if isinstance(c, ast.ClassDef)
+                  for n in c.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for cls, function in functions:
+        looped = {id(n) for loop in ast.walk(function) if type(loop) in (ast.For, ast.While)
+                  for n in ast.walk(loop) if n is not loop}
+        for node in ast.walk(function):
+            if type(node) is ast.Call and isinstance(node.func, ast.Attribute) and node.func.attr == method \
+                    and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls")):
+                sites.append([f"{cls}.{function.name}" if cls else function.name, filename, node.lineno,
+                              int(id(node) in looped)])
+    return sites
 
 
 TEXT_VARIANT = "text"

@@ -52,7 +52,7 @@ class TensorListAppendInTracedLoop(Rule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "append"
                 and isinstance(func.value, cst.Name) and len(node.args) == 1):
             return
-        if not isinstance(frame.scope.only_value(func.value.value), cst.List):
+        if not self._new_list(frame.scope.only_value(func.value.value)):
             return  # only a list this function creates; outer containers are TFM103's
         if context.value_kind(node.args[0].value) in (Kind.PY_INT, Kind.PY_NUMBER, Kind.PY_CONTAINER) \
                 or isinstance(node.args[0].value, (cst.SimpleString, cst.FormattedString)):
@@ -69,3 +69,11 @@ class TensorListAppendInTracedLoop(Rule):
                 self.report(node, f"{func.value.value}.append() in a loop unrolled {count} times "
                                   f"copies every element into the graph; use tf.TensorArray with tf.range")
                 return
+
+    def _new_list(self, value: cst.BaseExpression | None) -> bool:
+        """``[]`` or ``list()`` (the builtin, not shadowed by an import): an empty list made here."""
+        if isinstance(value, cst.List):
+            return True
+        return (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name)
+                and value.func.value == "list" and "list" not in self.context.aliases
+                and not self.context.module_scope.binds("list"))

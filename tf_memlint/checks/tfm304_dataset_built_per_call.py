@@ -59,6 +59,7 @@ class DatasetBuiltPerCall(Rule):
     summary = "tf.data.Dataset.from_generator/from_tensor_slices built in a function that runs per input"
     triggers = DATASET_SOURCES
     structure = Inside(IN_DEF_OR_LOOP, DATASET_SOURCES)  # the pipeline itself is built in a def or a loop
+    reaches_across_modules = True  # its reach path: _entry_point_caller (the project's method index)
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
@@ -76,15 +77,26 @@ class DatasetBuiltPerCall(Rule):
         frame = context.function
         if frame is None or not isinstance(frame.node, cst.FunctionDef) or frame.node.name.value == "__init__":
             return
-        if id(node) in context.functions.guarded(frame.node) or _builds_run_input(frame.node.name.value) \
+        if id(node) in context.functions.guarded(frame.node) \
                 or (_fed_whole_to_model(context, frame.node, node) and not _from_generator(context, node)):
             return
-        self._sites.append((node, frame.node, evidence_at(context, node, ONCE_HERE)))
+        builder = _builds_run_input(frame.node.name.value)
+        if builder and not (_from_generator(context, node) and context.project):
+            return  # a run's input, built per epoch at most, unless the project calls it per input
+        owner = context.functions.class_of_def(frame.node)
+        self._sites.append((node, frame.node, owner.name.value if owner is not None else None, builder,
+                            evidence_at(context, node, ONCE_HERE)))
 
     def leave_Module(self, node: cst.Module) -> None:
         keras = self.context.keras
-        for call, definition, evidence in self._sites:
-            repetition = self._callers.repetition_of_def(definition, keras.is_model_build)
+        for call, definition, owner, builder, evidence in self._sites:
+            # A method called from another module's entry point (the command's method index).
+            through = _entry_point_caller(self.context, owner, definition.name.value)
+            if builder:
+                # Named as a run's input builder: only a caller that runs per input says otherwise.
+                repetition = through
+            else:
+                repetition = self._callers.repetition_of_def(definition, keras.is_model_build) or through
             if repetition is None and _from_generator(self.context, call) and _entry_point_name(definition.name.value):
                 # A library's predict(items) wrapping what it is given in from_generator: each call
                 # registers another generator with the runtime, whoever calls it (rasa#5529, alfabet#14).
@@ -102,6 +114,20 @@ class DatasetBuiltPerCall(Rule):
                        f"costs the pipeline's ops and an iterator for one input; convert the input to a "
                        f"tensor and call the model on it, or build the dataset once over all inputs")
             self.findings.append((call, message, dataclasses.replace(evidence, repetition=repetition)))
+
+
+def _entry_point_caller(context, owner: str | None, method: str) -> Repetition | None:
+    """``owner.method`` builds a generator-fed pipeline and the project calls it from an entry point
+    made to be called once per input (``predict_data.as_tf_dataset()`` in a model's ``predict``,
+    rasa#5529), or from a loop: the project's method index (project.py), command only. The
+    caller's own callers are out of sight: graded medium."""
+    for caller, filename, line, looped in context.functions.project_callers(owner, method) if owner else ():
+        name = caller.rpartition(".")[2]
+        if _entry_point_name(name) or looped:
+            why = "in a loop of" if looped else "from the entry point"
+            return Repetition(UNKNOWN, basis=f"called {why} {caller}() at {filename}:{line}; each call registers "
+                                             f"another generator", known=False)
+    return None
 
 
 def _entry_point_name(name: str) -> bool:

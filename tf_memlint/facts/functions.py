@@ -48,6 +48,9 @@ CACHE_DECORATORS = frozenset({"lru_cache", "cache", "cached_property", "memoize"
 # helper that calls clear_session() leaves no model behind, one that resets the graph no ops.
 UNDONE_BY = {MODEL: CLEAR_SESSION_CALLS, OPS: GRAPH_RESETS}
 _FIT_METHODS = frozenset({"fit", "fit_generator", "compile", "evaluate"})
+# The key of the project table (project.py, command only) that lists where other modules call a
+# method of this module's classes: {"Class.method": [[caller, file name, line, in a loop (0/1)]]}.
+METHOD_CALLERS = "__method_callers__"
 
 
 @dataclass(frozen=True)
@@ -450,6 +453,14 @@ class FunctionFacts:
             return None
         return {kind: Witness(what, tuple((label, where) for label, where in chain))
                 for kind, (what, chain) in entry.items()}
+
+    def project_callers(self, cls: str, method: str) -> list[tuple[str, str, int, bool]]:
+        """Where other modules of the linted project call ``cls.method`` (the project's method
+        index, project.py: methods only one class of the project defines): (caller, file name,
+        line, in a loop of the caller). Command only; empty in the flake8 plugin."""
+        table = getattr(self.context, "project", None) or {}
+        sites = (table.get(METHOD_CALLERS) or {}).get(f"{cls}.{method}") or ()
+        return [(caller, filename, line, bool(looped)) for caller, filename, line, looped in sites]
 
     def _project_class_of(self, expr: cst.BaseExpression, where: cst.CSTNode | None,
                           table: dict[str, Any]) -> str | None:
