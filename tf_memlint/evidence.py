@@ -154,6 +154,11 @@ def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
         return Repetition(ONCE, basis="the loop ends after it (break or return)")
     if loops:
         repetition = repetition_of_loops(context, loops)
+        paced = next((words for words in map(_waits_for_a_person, loops) if words), None)
+        if paced and repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN):
+            # A console chat (`while True: text = input()`), a viewer that waits for a key per
+            # image: as many passes as a person makes, a handful next to the work of a loop.
+            return Repetition(SMALL, basis=f"{repetition.basis}, each pass waits for {paced}", known=False)
         if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):
             # `if key == ord('s'):` in a webcam loop: it runs when a person presses a key.
             return Repetition(SMALL, basis=f"{repetition.basis}, per key press", known=False)
@@ -501,6 +506,36 @@ def _every_nth(loop: cst.For | cst.While, node: cst.CSTNode) -> int | None:
 
 # An `if` that tests which key a person pressed (OpenCV's waitKey, pygame's key events).
 _KEY_PRESS = re.compile(r"\bord\(|waitKey|KEYDOWN|\bK_\w+|\.key\b")
+
+
+def _waits_for_a_person(loop: cst.For | cst.While) -> str | None:
+    """What in ``loop``'s own statements blocks until a person acts: ``input()``, or OpenCV's
+    ``waitKey(0)`` (``waitKey(1)`` only polls)."""
+    for statement in loop_statements(loop):
+        if isinstance(statement, cst.SimpleStatementLine):
+            for call in _calls_in(statement):
+                name = dotted_name(call.func) or ""
+                if name == "input":
+                    return "a line typed (input())"
+                if name.rpartition(".")[2] == "waitKey" and call.args \
+                        and isinstance(call.args[0].value, cst.Integer) and call.args[0].value.value == "0":
+                    return "a key press (waitKey(0))"
+        elif isinstance(statement, (cst.If, cst.While)):
+            for call in _calls_in(statement.test):
+                if (dotted_name(call.func) or "") == "input":  # `if input(...) == "q":`
+                    return "a line typed (input())"
+    return None
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    found, stack = [], [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.Call):
+            found.append(item)
+        if not isinstance(item, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            stack.extend(item.children)
+    return found
 
 
 def _guarded_by(loop: cst.For | cst.While, node: cst.CSTNode, test_words: re.Pattern) -> bool:

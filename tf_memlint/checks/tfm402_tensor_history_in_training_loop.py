@@ -75,8 +75,10 @@ class TensorHistoryInTrainingLoop(Rule):
             return  # `tf.concat(history)` after the loop: the tensors are the point, not a history
         value = code_of(node.args[0].value)
         repetition = None
-        if remaking and _is_scalar(context, node.args[0].value):
-            # `losses = []` at the top of each epoch: it holds one epoch of scalars at a time.
+        if remaking and (_is_scalar(context, node.args[0].value)
+                         or _averaged(context, holder, remaking[-1])):
+            # `losses = []` at the top of each epoch: it holds one epoch of scalars at a time
+            # (averaged at the epoch's end, `np.mean(losses)`, its items are numbers of a kind).
             repetition = Repetition(SMALL, basis=f"{code_of(holder)} is made anew in each pass of an outer loop: "
                                                  f"one pass of scalars at a time", known=False)
         self.report(node, f"{code_of(func.value)}.append({value}) keeps one more tensor alive on every "
@@ -116,6 +118,23 @@ def _is_scalar(context, expr: cst.BaseExpression, _depth: int = 0, scope=None) -
         if loss_object(made):
             return True  # loss_fn(y, pred) with loss_fn = tf.keras.losses.MeanSquaredError()
         return _returns_scalars(context, expr, _depth + 1, items=False)
+    return False
+
+
+# Calls that average or add up a list of per-step values into one number.
+_REDUCERS = frozenset({"mean", "average", "sum", "nanmean", "median", "reduce_mean", "reduce_sum"})
+_REDUCER_MODULES = frozenset({"", "np", "numpy", "statistics", "tf", "math"})
+
+
+def _averaged(context, holder: cst.Name, loop: cst.CSTNode) -> bool:
+    """``np.mean(losses)`` (or ``sum(losses)``, ``statistics.mean``...) of the whole list in
+    ``loop``, the pass that makes the list anew."""
+    for node in context.nodes_in(loop):
+        if isinstance(node, cst.Call) and node.args and isinstance(node.args[0].value, cst.Name) \
+                and node.args[0].value.value == holder.value:
+            module, _, last = (dotted_name(node.func) or "").rpartition(".")
+            if last in _REDUCERS and module in _REDUCER_MODULES:
+                return True
     return False
 
 
