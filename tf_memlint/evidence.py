@@ -138,26 +138,29 @@ def lifetime(context: TFContext) -> tuple[str, str]:
 
 
 def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None,
-                once_confidence: str | None = None, held_bytes: float | None = None) -> Evidence:
+                once_confidence: str | None = None, held_bytes: float | None = None,
+                latency: bool = False) -> Evidence:
     """The evidence for a finding at ``node``, reported at the current walk position (the
-    engine tells the context the file's path and the configured test globs)."""
+    engine tells the context the file's path and the configured test globs); ``latency``: the
+    harm is time per call (``repetition_at``)."""
     life, why = lifetime(context)
-    return Evidence(repetition or repetition_at(context, node), life, why, once_confidence, held_bytes)
+    return Evidence(repetition or repetition_at(context, node, latency), life, why, once_confidence, held_bytes)
 
 
-def repetition_at(context: TFContext, node: cst.CSTNode) -> Repetition:
+def repetition_at(context: TFContext, node: cst.CSTNode, latency: bool = False) -> Repetition:
     """How often ``node`` runs where it stands: the loops open around it (innermost decides the
-    kind; known counts multiply), else the event its function handles, else once."""
+    kind; known counts multiply), else the event its function handles, else once. ``latency``:
+    the harm is time per call, which a loop that waits for a person each pass hides."""
     running = context.loops_running(node)
     loops = [loop for loop in running if not ends_loop_after(loop, node)]
     if running and not loops:
         return Repetition(ONCE, basis="the loop ends after it (break or return)")
     if loops:
         repetition = repetition_of_loops(context, loops)
-        paced = next((words for words in map(_waits_for_a_person, loops) if words), None)
+        paced = latency and next((words for words in map(_paced, loops) if words), None)
         if paced and repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN):
             # A console chat (`while True: text = input()`), a viewer that waits for a key per
-            # image: as many passes as a person makes, a handful next to the work of a loop.
+            # image: a person's pace, next to which a call's set-up time does not show.
             return Repetition(SMALL, basis=f"{repetition.basis}, each pass waits for {paced}", known=False)
         if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):
             # `if key == ord('s'):` in a webcam loop: it runs when a person presses a key.
@@ -508,9 +511,10 @@ def _every_nth(loop: cst.For | cst.While, node: cst.CSTNode) -> int | None:
 _KEY_PRESS = re.compile(r"\bord\(|waitKey|KEYDOWN|\bK_\w+|\.key\b")
 
 
-def _waits_for_a_person(loop: cst.For | cst.While) -> str | None:
-    """What in ``loop``'s own statements blocks until a person acts: ``input()``, or OpenCV's
-    ``waitKey(0)`` (``waitKey(1)`` only polls)."""
+def _paced(loop: cst.For | cst.While) -> str | None:
+    """What in ``loop``'s own statements makes each pass wait for a person: ``input()``, OpenCV's
+    ``waitKey(0)`` (``waitKey(1)`` only polls). Not ``time.sleep``: a frame interval
+    (``sleep(1 / 25)`` in a real-time detector) is the budget a predict's set-up eats into."""
     for statement in loop_statements(loop):
         if isinstance(statement, cst.SimpleStatementLine):
             for call in _calls_in(statement):

@@ -80,6 +80,9 @@ class Rule:
     # False when the harm does not grow with how often the place runs (a constant's size): the
     # finding is then graded as if its place ran once.
     repeats_with_place: ClassVar[bool] = True
+    # True when the harm is time per call only (a predict's set-up): a loop that waits for a person
+    # each pass (input(), waitKey(0)) hides it, where memory kept per pass would still pile up.
+    harm_is_latency: ClassVar[bool] = False
 
     def __init__(self, context: TFContext, settings: dict[str, Any]) -> None:
         self.context = context
@@ -97,7 +100,7 @@ class Rule:
         if repetition is None and not self.repeats_with_place:
             repetition = ONCE_HERE
         self.findings.append((node, message, evidence_at(self.context, node, repetition, once_confidence,
-                                                         held_bytes)))
+                                                         held_bytes, self.harm_is_latency)))
 
 
 _REGISTRY: dict[str, type[Rule]] = {}

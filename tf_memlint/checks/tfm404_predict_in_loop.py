@@ -45,6 +45,7 @@ class PredictInLoop(Rule):
     """
 
     code = "TFM404"
+    harm_is_latency = True
     reaches_across_modules = True  # its reach path: _through_call
 
     name = "predict-in-loop"
@@ -269,7 +270,7 @@ def _with_payload(context, call: cst.Call) -> Repetition:
     """How often ``call`` runs where it stands; a loop inferred to run per item of some data
     (``range(len(series) - window)``, a list named ``images``) that predicts on one sample per
     iteration counts as known: the payload confirms what the loop's name suggests."""
-    repetition = repetition_at(context, call)
+    repetition = repetition_at(context, call, latency=True)
     if repetition.kind != PER_ITEM or repetition.known or repetition.folder \
             or not one_sample(context, call.args[0].value):
         return repetition

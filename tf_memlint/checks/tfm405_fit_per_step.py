@@ -119,6 +119,7 @@ class FitPerStep(Rule):
     """
 
     code = "TFM405"
+    harm_is_latency = True
     name = "fit-per-step"
     summary = "Keras fit()/evaluate() called on one sample or batch per loop iteration: use train_on_batch"
     triggers = frozenset("." + method + "&" + build for method in _PER_STEP_METHODS
