@@ -442,16 +442,18 @@ def test_shipped_rules_and_a_myth_under_real_tensorflow(tmp_path):
     rc, report = _verify_json(tmp_path, ["TFM101", "TFM104", "naming-intermediates-in-tf-function",
                                          "--jobs", "2", "--plots", str(tmp_path / "plots")])
     verdicts = {c["id"]: c["verdict"] for c in report["claims"]}
-    # A rule's code selects every claim of its page: TFM104 has a trace-count and a memory claim.
-    assert verdicts == {"TFM101": "CONFIRMED", "TFM104": "CONFIRMED", "TFM104-memory": "CONFIRMED",
-                        "naming-intermediates-in-tf-function": "REFUTED"}, report["claims"]
+    # A rule's code selects every claim of its page: TFM101 has an arithmetic body's and a model
+    # call's unrolling, TFM104 a trace-count and a memory claim.
+    assert verdicts == {"TFM101": "CONFIRMED", "TFM101-model-call": "CONFIRMED", "TFM104": "CONFIRMED",
+                        "TFM104-memory": "CONFIRMED", "naming-intermediates-in-tf-function": "REFUTED"}, report["claims"]
     assert rc == 0 and report["ok"]
     tfm101 = next(c for c in report["claims"] if c["id"] == "TFM101")
     assert tfm101["series"]["good"][0] == tfm101["series"]["good"][-1]  # tf.range: constant graph
     assert tfm101["series"]["bad"][-1] > 10 * tfm101["series"]["bad"][0]  # unrolled
     assert report["tensorflow"]
     assert sorted(p.name for p in (tmp_path / "plots").glob("*.png")) == [
-        "TFM101.png", "TFM104-memory.png", "TFM104.png", "naming-intermediates-in-tf-function.png"]
+        "TFM101-model-call.png", "TFM101.png", "TFM104-memory.png", "TFM104.png",
+        "naming-intermediates-in-tf-function.png"]
 
 
 @needs_tf
