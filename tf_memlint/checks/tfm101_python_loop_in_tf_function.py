@@ -67,13 +67,8 @@ class PythonLoopInTfFunction(Rule):
             if context.keras.loop_is_training(node):
                 # A training step (a forward pass, its gradients and the update) per iteration:
                 # decidably heavier than a model call, at a count read off the code.
-                self._reported_loops.add(id(node))
-                name = context.function.node.name.value
-                self.report(node, f"Python loop over {code_of(node.iter)} takes a training step in the traced "
-                                  f"function {name}(): the whole training loop is unrolled, {count} copies of the "
-                                  f"step in the graph; decorate only the step with @tf.function and loop in "
-                                  f"Python outside it",
-                            repetition=Repetition(COUNT, count, code_of(node.iter)))
+                self._report_training_loop(node, f"the whole training loop is unrolled, {count} copies of the "
+                                                 f"step in the graph", Repetition(COUNT, count, code_of(node.iter)))
                 return
             model = self._model_called_in(node)
             if model is not None:
@@ -86,13 +81,17 @@ class PythonLoopInTfFunction(Rule):
                                                                  "the model's", known=False))
                 return
         if kind == "unknown" and self._bound_from_caller(node) and context.keras.loop_is_training(node):
-            self._reported_loops.add(id(node))
-            name = context.function.node.name.value
-            self.report(node, f"Python loop over {code_of(node.iter)} takes a training step in the traced "
-                              f"function {name}(): with a Python int bound the whole training loop is unrolled, "
-                              f"one copy of the step per iteration, traced again for every new bound; decorate "
-                              f"only the step with @tf.function and loop in Python outside it",
-                        repetition=self._bound_at_call_sites(node, least // HEAVY_BODY_DIVISOR))
+            self._report_training_loop(node, "with a Python int bound the whole training loop is unrolled, one "
+                                             "copy of the step per iteration, traced again for every new bound",
+                                       self._bound_at_call_sites(node, least // HEAVY_BODY_DIVISOR))
+
+    def _report_training_loop(self, node: cst.For, unrolled: str, repetition: Repetition) -> None:
+        """A Python loop that takes a training step per iteration in a traced function."""
+        self._reported_loops.add(id(node))
+        name = self.context.function.node.name.value
+        self.report(node, f"Python loop over {code_of(node.iter)} takes a training step in the traced function "
+                          f"{name}(): {unrolled}; decorate only the step with @tf.function and loop in Python "
+                          f"outside it", repetition=repetition)
 
     def visit_While(self, node: cst.While) -> None:
         if not self.context.in_traced_function:
