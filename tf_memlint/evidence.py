@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import code_of, contains, dotted_name, ends_loop_after, loop_statements, target_names
+from tf_memlint.syntax import (code_of, contains, dotted_name, ends_loop_after, int_literal, loop_statements,
+                               target_names)
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -157,7 +158,7 @@ def repetition_at(context: TFContext, node: cst.CSTNode, latency: bool = False) 
         return Repetition(ONCE, basis="the loop ends after it (break or return)")
     if loops:
         repetition = repetition_of_loops(context, loops)
-        paced = latency and next((words for words in map(_paced, loops) if words), None)
+        paced = latency and next((words for words in (_paced(context, loop) for loop in loops) if words), None)
         if paced and repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN):
             # A console chat (`while True: text = input()`), a viewer that waits for a key per
             # image: a person's pace, next to which a call's set-up time does not show.
@@ -511,35 +512,23 @@ def _every_nth(loop: cst.For | cst.While, node: cst.CSTNode) -> int | None:
 _KEY_PRESS = re.compile(r"\bord\(|waitKey|KEYDOWN|\bK_\w+|\.key\b")
 
 
-def _paced(loop: cst.For | cst.While) -> str | None:
+def _paced(context: TFContext, loop: cst.For | cst.While) -> str | None:
     """What in ``loop``'s own statements makes each pass wait for a person: ``input()``, OpenCV's
     ``waitKey(0)`` (``waitKey(1)`` only polls). Not ``time.sleep``: a frame interval
     (``sleep(1 / 25)`` in a real-time detector) is the budget a predict's set-up eats into."""
     for statement in loop_statements(loop):
         if isinstance(statement, cst.SimpleStatementLine):
-            for call in _calls_in(statement):
+            for call in context.calls_in(statement):
                 name = dotted_name(call.func) or ""
                 if name == "input":
                     return "a line typed (input())"
-                if name.rpartition(".")[2] == "waitKey" and call.args \
-                        and isinstance(call.args[0].value, cst.Integer) and call.args[0].value.value == "0":
+                if name.rpartition(".")[2] == "waitKey" and call.args and int_literal(call.args[0].value) == 0:
                     return "a key press (waitKey(0))"
         elif isinstance(statement, (cst.If, cst.While)):
-            for call in _calls_in(statement.test):
-                if (dotted_name(call.func) or "") == "input":  # `if input(...) == "q":`
-                    return "a line typed (input())"
+            test = statement.test
+            if any(type(n) is cst.Call and dotted_name(n.func) == "input" for n in [test, *context.nodes_in(test)]):
+                return "a line typed (input())"  # `if input(...) == "q":`
     return None
-
-
-def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
-    found, stack = [], [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, cst.Call):
-            found.append(item)
-        if not isinstance(item, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-            stack.extend(item.children)
-    return found
 
 
 def _guarded_by(loop: cst.For | cst.While, node: cst.CSTNode, test_words: re.Pattern) -> bool:

@@ -37,6 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tf_memlint.facts.callers import COMMON_METHODS
 from tf_memlint.facts.functions import (EFFECT_KINDS, METHOD_CALLERS, MODEL, OPS, PREDICT, RETURNS_SESSION,
                                        RUNS_SESSION, SESSION, UNDONE_BY, is_cache_decorator)
 from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras, is_view_inputs,
@@ -352,15 +353,12 @@ def _with_callers(tables: dict[str, dict[str, Any]],
 # per-call cost by its callers (TFM304: a from_generator pipeline built in a method, called from
 # another module's predict()). A call ``x.method(...)`` runs that class's method whatever ``x``
 # is, when no other class or function of the project has a def of that name and the name is not
-# one a library's object has too (``_COMMON_METHODS``). Only methods that build a generator-fed
+# one a library's object has too (``_COMMON_METHODS``: the call graph's list, and a dataset's own
+# methods, which a pipeline calls on every receiver). Only methods that build a generator-fed
 # dataset are indexed: a text test (``from_generator(``) picks the few modules to parse.
 # A method's body is indented twice at least: a line that calls from_generator at that depth.
 _INDEXED_CALL = re.compile(rb"\n(?:[ ]{8,}|\t\t|[ ]{4,}\t|\t[ ]{4,})[^\n]*from_generator\(").search
-_COMMON_METHODS = frozenset({"__init__", "__call__", "call", "run", "get", "set", "update", "reset", "close",
-                             "save", "load", "build", "compile", "fit", "evaluate", "train", "test", "predict",
-                             "append", "add", "read", "write", "open", "start", "stop", "step", "forward",
-                             "apply", "process", "render", "sample", "transform", "encode", "decode", "act",
-                             "map", "batch", "shuffle", "repeat", "take", "cache", "prefetch", "filter"})
+_COMMON_METHODS = COMMON_METHODS | {"map", "batch", "shuffle", "repeat", "take", "cache", "prefetch", "filter"}
 
 
 def _method_callers(raws: dict[str, bytes], owner: dict[str, str]) -> dict[str, dict[str, list[list[Any]]]]:

@@ -155,6 +155,23 @@ def int_literal(expr: cst.BaseExpression) -> int | None:
     return None
 
 
+def string_keyed(expr: cst.BaseExpression | None) -> cst.Name | None:
+    """``x`` for ``x["key"]``: one entry of a dict (or of a batch of dicts) under a literal key."""
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1 \
+            and isinstance(expr.slice[0].slice, cst.Index) and isinstance(expr.slice[0].slice.value, cst.SimpleString):
+        return expr.value
+    return None
+
+
+def makes_list(expr: cst.BaseExpression | None) -> bool:
+    """``[...]`` or ``list()``: a list made where it stands (whether ``list`` is still the builtin
+    there is the caller's to judge)."""
+    if isinstance(expr, cst.List):
+        return True
+    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "list" \
+        and not expr.args
+
+
 def target_names(target: cst.BaseExpression) -> Iterator[str]:
     """The names an assignment target binds: ``a``, ``a, (b, *c)``."""
     if isinstance(target, cst.Name):

@@ -8,7 +8,7 @@ import libcst as cst
 from tf_memlint.evidence import ONCE, Repetition
 from tf_memlint.facts.tracing import TRACED_SCOPE, UNROLL_OPTION
 from tf_memlint.gate import TRACED, Inside
-from tf_memlint.syntax import Kind
+from tf_memlint.syntax import Kind, makes_list
 from tf_memlint.rule import Rule, register
 
 
@@ -72,8 +72,5 @@ class TensorListAppendInTracedLoop(Rule):
 
     def _new_list(self, value: cst.BaseExpression | None) -> bool:
         """``[]`` or ``list()`` (the builtin, not shadowed by an import): an empty list made here."""
-        if isinstance(value, cst.List):
-            return True
-        return (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Name)
-                and value.func.value == "list" and "list" not in self.context.aliases
-                and not self.context.module_scope.binds("list"))
+        return makes_list(value) and (isinstance(value, cst.List) or (
+            "list" not in self.context.aliases and not self.context.module_scope.binds("list")))

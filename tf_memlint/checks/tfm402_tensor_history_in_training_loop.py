@@ -11,7 +11,7 @@ from tf_memlint.facts.keras import TRAINING_TRIGGERS
 from tf_memlint.facts.scalars import arithmetic_sides, loss_object, scalar_call
 from tf_memlint.gate import TRAINING_LOOP, Inside
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of, dotted_name
+from tf_memlint.syntax import code_of, dotted_name, makes_list, string_keyed
 
 
 @register
@@ -59,7 +59,7 @@ class TensorHistoryInTrainingLoop(Rule):
         if not loops:
             return
         history = context.value_of(holder, AT_POINT)
-        if not (_is_new_list(history) if holder is func.value else _is_new_dict_of_lists(history)):
+        if not (makes_list(history) if holder is func.value else _is_new_dict_of_lists(history)):
             return
         # A loop that makes the list anew on each pass (`losses = []` at the top of an epoch) does
         # not grow it; the loops inside that one do.
@@ -175,27 +175,15 @@ def _trains_only_in_nested_loop(context, loop: cst.CSTNode, around: list) -> boo
 def _history_name(target: cst.BaseExpression) -> cst.Name | None:
     """The name that holds the history: ``losses`` in ``losses.append``, ``history`` in
     ``history["loss"].append`` (a dict of lists keyed by a string literal)."""
-    if isinstance(target, cst.Name):
-        return target
-    if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) and len(target.slice) == 1 \
-            and isinstance(target.slice[0].slice, cst.Index) \
-            and isinstance(target.slice[0].slice.value, cst.SimpleString):
-        return target.value
-    return None
+    return target if isinstance(target, cst.Name) else string_keyed(target)
 
 
 def _is_new_dict_of_lists(expr: cst.BaseExpression | None) -> bool:
     """``{"loss": [], "acc": []}`` or ``collections.defaultdict(list)``: a dict whose values are
     new lists (what ``history["loss"].append`` appends to)."""
     if isinstance(expr, cst.Dict):
-        return bool(expr.elements) and all(isinstance(e, cst.DictElement) and _is_new_list(e.value)
+        return bool(expr.elements) and all(isinstance(e, cst.DictElement) and makes_list(e.value)
                                            for e in expr.elements)
     return isinstance(expr, cst.Call) and dotted_name(expr.func) in ("collections.defaultdict", "defaultdict") \
         and len(expr.args) == 1 and isinstance(expr.args[0].value, cst.Name) and expr.args[0].value.value == "list"
 
-
-def _is_new_list(expr: cst.BaseExpression | None) -> bool:
-    if isinstance(expr, cst.List):
-        return True
-    return isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name) and expr.func.value == "list" \
-        and not expr.args

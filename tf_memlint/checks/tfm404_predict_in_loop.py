@@ -17,7 +17,7 @@ from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
 from tf_memlint.gate import MODEL_METHOD, REPEATED, Inside
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of, runs_every_nth
+from tf_memlint.syntax import code_of, runs_every_nth, string_keyed
 
 
 @register
@@ -248,8 +248,10 @@ def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
         if isinstance(arg, cst.Name) and arg.value not in names:
             found = context.binding(arg.value, AT_POINT)
             arg = None if found is None else found.value  # `x, y = batch`: a part of a batch is a batch
-        if _keyed_part(arg):
-            arg = arg.value  # `images = batch["image"]`: a feature of a batch of dicts is a batch too
+        if string_keyed(arg) is not None:
+            # `images = batch["image"]`: a feature of a batch of dicts is a batch too (an index,
+            # `batch[0]`, may as well be the first sample of a batch of tensors)
+            arg = arg.value
         if _is_next(arg):
             return _is_batching(context, arg.args[0].value, 0)
         if isinstance(arg, cst.Call) and arg.args and (code_of(arg.func).rsplit(".", 1)[-1] not in _ONE_ITEM_CALLS):
@@ -257,13 +259,6 @@ def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
     if not (isinstance(arg, cst.Name) and arg.value in names):
         return False
     return _is_batching(context, loop.iter, 0)
-
-
-def _keyed_part(expr) -> bool:
-    """``batch["image"]``: one feature of a dataset of dicts, a batch when ``batch`` is one (an
-    index, ``batch[0]``, may as well be the first sample of a batch of tensors)."""
-    return isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Name) and len(expr.slice) == 1 \
-        and isinstance(expr.slice[0].slice, cst.Index) and isinstance(expr.slice[0].slice.value, cst.SimpleString)
 
 
 def _with_payload(context, call: cst.Call) -> Repetition:

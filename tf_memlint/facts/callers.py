@@ -35,7 +35,7 @@ ENTRY_POINTS = frozenset({"predict", "classify", "encode", "embed", "act", "step
                           "inference", "recognize", "transcribe", "translate", "get_action", "choose_action",
                           "select_action", "predict_one", "predict_image", "segment"})
 # Method names too common to stand for one class of the module (a library's object has them too).
-_COMMON_METHODS = frozenset({"__init__", "__call__", "call", "run", "get", "set", "update", "reset", "close",
+COMMON_METHODS = frozenset({"__init__", "__call__", "call", "run", "get", "set", "update", "reset", "close",
                              "save", "load", "build", "compile", "fit", "evaluate", "train", "test", "predict",
                              "append", "add", "read", "write", "open", "start", "stop", "step", "forward",
                              "apply", "process", "render", "sample", "transform", "encode", "decode", "act"})
@@ -87,7 +87,7 @@ class CallerFacts:
         if found is not None:
             return found[1]
         func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value not in _COMMON_METHODS \
+        if isinstance(func, cst.Attribute) and func.attr.value not in COMMON_METHODS \
                 and not func.attr.value.startswith("__"):
             candidates = self._methods().get(func.attr.value, [])
             if len(candidates) == 1 and dotted_name(func.value) not in self.context.aliases:
