@@ -166,6 +166,12 @@ def repetition_at(context: TFContext, node: cst.CSTNode, latency: bool = False) 
         if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):
             # `if key == ord('s'):` in a webcam loop: it runs when a person presses a key.
             return Repetition(SMALL, basis=f"{repetition.basis}, per key press", known=False)
+        run = repetition.kind == UNBOUNDED and not latency and _whole_run_per_pass(context, loops[-1], node)
+        if run:
+            # `while True:` around a load and a run of 5,000 episodes, or a call that trains for
+            # hundreds of episodes: a restart per run, one more model or set of ops per run of
+            # hours, not per step.
+            return Repetition(SMALL, basis=f"{repetition.basis}, once per {run}", known=False)
         chosen = _chosen_iterations(loops[-1], node)
         if chosen is not None:
             # `if epoch == 0:` / `if episode in (80, 120):` runs on those iterations only.
@@ -529,6 +535,35 @@ def _paced(context: TFContext, loop: cst.For | cst.While) -> str | None:
             if any(type(n) is cst.Call and dotted_name(n.func) == "input" for n in [test, *context.nodes_in(test)]):
                 return "a line typed (input())"  # `if input(...) == "q":`
     return None
+
+
+def _whole_run_per_pass(context: TFContext, loop: cst.For | cst.While, node: cst.CSTNode) -> str | None:
+    """Words for a pass of ``loop`` that runs a whole nested run, a ``for`` with a loop inside
+    (episodes of steps; a polling ``while`` is not a run), beside ``node`` in its own statements
+    or in the function of this module that ``node`` calls (``agent.launch_train()``)."""
+    def nested_run(body: cst.CSTNode) -> cst.CSTNode | None:
+        for inner in context.nodes_in(body):
+            if isinstance(inner, cst.For) and not contains(inner, node) \
+                    and any(isinstance(n, (cst.For, cst.While)) for n in context.nodes_in(inner.body)):
+                return inner
+        return None
+
+    inner = nested_run(loop.body)
+    if inner is not None:
+        return f"run of the loop at line {context.functions.line_of(inner)}"
+    if isinstance(node, cst.Call):
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        definition = _module_function(context, name) if name else None
+        if definition is not None and nested_run(definition.body) is not None:
+            return f"run of {name}()"
+    return None
+
+
+def _module_function(context: TFContext, name: str) -> cst.FunctionDef | None:
+    """The one function or method of this module named ``name``."""
+    found = [n for n in context.scopes if isinstance(n, cst.FunctionDef) and n.name.value == name]
+    return found[0] if len(found) == 1 else None
 
 
 def _guarded_by(loop: cst.For | cst.While, node: cst.CSTNode, test_words: re.Pattern) -> bool:
