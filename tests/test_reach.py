@@ -350,3 +350,43 @@ def test_command_sees_a_session_run_through_another_modules_method(tmp_path, cap
     """TFM202: the loop builds ops and runs the session through ``agent.learn()``, whose
     ``self.sess.run`` is in another module (project.py reads ``self.sess`` as a session)."""
     _lint_package(tmp_path, capsys, monkeypatch, "rl", {"agents": TF1_AGENTS, "runner": TF1_RUNNER})
+
+
+FACTORY = '''
+import tensorflow as tf
+
+
+def build_model():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4)])
+    model.compile("adam", "mse")
+    return model
+
+
+def build_pair():
+    return tf.keras.Sequential([tf.keras.layers.Dense(4)]), 4
+'''
+
+PLAYER = '''
+import gym
+import numpy as np
+
+from .factory import build_model, build_pair
+
+model = build_model()
+pair, width = build_pair()
+env = gym.make("CartPole-v1")
+for episode in range(1000):
+    state, done = env.reset(), False
+    while not done:
+        action = np.argmax(model.predict(state[None], verbose=0))  # expect: TFM404
+        state, reward, done, _ = env.step(action)
+        pair.predict(state[None], verbose=0)
+'''
+
+
+def test_command_knows_a_model_another_module_builds(tmp_path, capsys, monkeypatch):
+    """The commonest layout: models.py builds the network, the script that imports it (and no
+    Keras of its own) predicts per environment step. What a factory returns crosses modules;
+    a tuple holding a model is not one."""
+    out = _lint_package(tmp_path, capsys, monkeypatch, "proj", {"factory": FACTORY, "player": PLAYER})
+    assert "[per step: while not done" in out, out

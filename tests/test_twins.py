@@ -84,10 +84,11 @@ def resets_then_adds_ops(x):
 
 def test_project_tables_and_summaries_agree_on_cleanup_and_caches(tmp_path):
     """A cached function passes nothing on, whatever the decorator's spelling; clear_session()
-    undoes a helper's models only (its predict stays); a graph reset undoes its ops."""
+    undoes a helper's models only (its predict stays); a graph reset undoes its ops. A factory
+    tells its callers it returns a model; a function returning a tuple with one does not."""
     twins = _twins()
     expected = {
-        "builds": {"model"}, "cached_by_a_call": set(), "cached_by_an_attribute": set(),
+        "builds": {"model", "returns_model"}, "cached_by_a_call": set(), "cached_by_an_attribute": set(),
         "cached_through_a_helper": set(), "cleans_up_and_predicts": {"predict"},
         "adds_ops": {"ops"}, "resets_then_adds_ops": set(),
     }

@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from tf_memlint.facts.callers import COMMON_METHODS
-from tf_memlint.facts.functions import (EFFECT_KINDS, METHOD_CALLERS, MODEL, OPS, PREDICT, RETURNS_SESSION,
-                                       RUNS_SESSION, SESSION, UNDONE_BY, is_cache_decorator)
+from tf_memlint.facts.functions import (EFFECT_KINDS, METHOD_CALLERS, MODEL, OPS, PREDICT, RETURNED, RETURNS_MODEL,
+                                       RETURNS_SESSION, RUNS_SESSION, SESSION, UNDONE_BY, is_cache_decorator)
 from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras, is_view_inputs,
                                    tf2_keras)
 from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, SESSION_RUN_METHODS,
@@ -196,10 +196,20 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
                     and isinstance(func.value.value, ast.Name) and func.value.value.id == "self":
                 effects[PREDICT] = (f"self.{func.value.attr}.predict()", ())
                 break
+    built = None  # the names this function binds to a model it builds: `model = Sequential(...)`
     for node in _nodes(function):
         if type(node) is ast.Return and isinstance(node.value, ast.Call) \
                 and module.canonical(node.value.func) in SESSION_CLASSES and not closes:
             effects.setdefault(RETURNS_SESSION, ((ast_dotted_name(node.value.func) or "Session") + "()", ()))
+        if type(node) is ast.Return and node.value is not None and RETURNS_MODEL not in effects \
+                and _predict_builds_per_call(module):
+            if built is None:
+                built = {t.id for n in _nodes(function) if type(n) is ast.Assign and isinstance(n.value, ast.Call)
+                         and _is_model_build(module, n.value) for t in n.targets if isinstance(t, ast.Name)}
+            value = node.value
+            if isinstance(value, ast.Call) and _is_model_build(module, value) \
+                    or isinstance(value, ast.Name) and value.id in built:
+                effects[RETURNS_MODEL] = (function.name + "()", ())
     return effects
 
 
@@ -639,7 +649,7 @@ def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: s
                         continue
                     where, theirs = found
                     for kind, (what, chain) in theirs.items():
-                        if kind not in mine and kind != RETURNS_SESSION and kind not in undone:
+                        if kind not in mine and kind not in RETURNED and kind not in undone:
                             mine[kind] = (what, ((dotted, where),) + chain)
                             changed = True
         if not changed:

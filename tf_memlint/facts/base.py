@@ -15,7 +15,14 @@ if TYPE_CHECKING:
 # What one call of a function does (functions.py's summaries, project.py's tables, the gate).
 MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, TF_FUNCTION, RUNS_SESSION = (
     "model", "predict", "fit", "ops", "session", "returns_session", "tf_function", "runs_session")
-EFFECT_KINDS = frozenset({MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, TF_FUNCTION, RUNS_SESSION})
+# A factory of another module of the project returns a Keras model of TF2's Keras (whose predict
+# builds its set-up per call): project.py's tables only; in a file, KerasFacts follows the factory
+# itself (``_is_model_factory``).
+RETURNS_MODEL = "returns_model"
+EFFECT_KINDS = frozenset({MODEL, PREDICT, FIT, OPS, SESSION, RETURNS_SESSION, TF_FUNCTION, RUNS_SESSION,
+                          RETURNS_MODEL})
+# What a function returns is its caller's value, not something the caller does.
+RETURNED = frozenset({RETURNS_SESSION, RETURNS_MODEL})
 
 
 def any_call(cache: dict[tuple[int, str], bool], context: TFContext, node: cst.CSTNode,

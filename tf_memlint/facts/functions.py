@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from tf_memlint.facts.base import (EFFECT_KINDS, FIT, MODEL, OPS, PREDICT, RETURNS_SESSION, RUNS_SESSION,  # noqa: F401
-                                   SESSION, TF_FUNCTION)
+from tf_memlint.facts.base import (EFFECT_KINDS, FIT, MODEL, OPS, PREDICT, RETURNED, RETURNS_MODEL,  # noqa: F401
+                                   RETURNS_SESSION, RUNS_SESSION, SESSION, TF_FUNCTION)
 from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
 from tf_memlint.facts.sessions import GRAPH_RESETS, SESSION_CLASSES
 from tf_memlint.syntax import STORING_METHODS, all_params, code_of, dotted_name, is_self_attribute
@@ -231,9 +231,28 @@ class FunctionFacts:
             if owner is None:
                 return False
             values = self._self_attrs.get((owner.name.value, expr.attr.value), [])
+            if any(self.passed_to_constructor(owner, v) for v in values):
+                return True
         else:
             return False
         return any(keras.is_model_build(v) for v in values)
+
+    def passed_to_constructor(self, owner: cst.ClassDef, value: cst.BaseExpression, _depth: int = 0) -> bool:
+        """``value`` (what ``__init__`` stores on ``self``) is a parameter of ``owner``'s
+        ``__init__`` that a construction in this module is given a Keras model for:
+        ``Agent(load_model(path))`` with ``self.model = model``."""
+        init = self.methods.get((owner.name.value, "__init__"))
+        if not isinstance(value, cst.Name) or init is None or _depth > 1:
+            return False
+        params = [p.name.value for p in init.params.params]
+        if value.value not in params or self.context.scopes[init].assignments.get(value.value):
+            return False  # a parameter rebound in __init__ is not what the caller passed
+        for site, _loops, caller in self.call_sites(init):
+            arg = _argument_for(site, params, value.value, method=True) if isinstance(site, cst.Call) else None
+            if arg is not None and (self.context.keras.is_model_build(arg)
+                                    or isinstance(arg, cst.Name) and self.is_model_static(arg, caller)):
+                return True
+        return False
 
     # Which def a call runs -----------------------------------------------------------------
     def resolve(self, call: cst.Call, where: cst.CSTNode | None) -> tuple[str, cst.FunctionDef] | None:
@@ -364,6 +383,14 @@ class FunctionFacts:
                     value = next((v for v in bound if sessions.is_session_creation(v)), value)
                 if sessions.is_session_creation(value) and not closes:
                     effects[RETURNS_SESSION] = Witness(code_of(value.func) + "()")  # type: ignore[attr-defined]
+            if isinstance(node, cst.Return) and node.value is not None and RETURNS_MODEL not in effects \
+                    and self.context.keras.predict_builds_per_call:
+                value = node.value  # what the tables tell other modules (project.py); here, keras follows the factory
+                if isinstance(value, cst.Name):
+                    value = next((v for v in self._values(value.value, definition) or [] if isinstance(v, cst.Call)
+                                  and self._builds_model(v, self.context.call_name(v))), value)
+                if isinstance(value, cst.Call) and self._builds_model(value, self.context.call_name(value)):
+                    effects[RETURNS_MODEL] = Witness(definition.name.value + "()")
         # Through the calls this body makes.
         for call in calls:
             target = self.resolve(call, definition)
@@ -372,7 +399,7 @@ class FunctionFacts:
                 if found is None:
                     continue
                 for kind, witness in found.items():
-                    if not (kind == OPS and dual_mode) and kind != RETURNS_SESSION:
+                    if not (kind == OPS and dual_mode) and kind not in RETURNED:
                         effects.setdefault(kind, witness)
                 continue
             label, callee = target
@@ -382,7 +409,7 @@ class FunctionFacts:
             for kind, witness in sub.effects.items():
                 if kind == PREDICT and id(call) in looped or kind == OPS and dual_mode:
                     continue
-                if kind not in effects and kind != RETURNS_SESSION:
+                if kind not in effects and kind not in RETURNED:
                     effects[kind] = witness.via(label, callee)
             for param, witness in sub.param_predicts.items():
                 arg = _argument_for(call, sub.params, param, method=self.class_of_def(callee) is not None)

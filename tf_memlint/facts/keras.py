@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Tuple
 
 import libcst as cst
 
-from tf_memlint.facts.base import any_call
+from tf_memlint.facts.base import RETURNS_MODEL, any_call
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import STORING_METHODS, Kind, code_of, dotted_name, target_names
+from tf_memlint.syntax import STORING_METHODS, Kind, code_of, dotted_name, is_self_attribute, target_names
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -251,15 +251,24 @@ class KerasFacts:
         name = self.context.call_name(node)
         if name is not None:
             return name in KERAS_MODEL_BUILDERS or (
-                name.startswith(KERAS_APPLICATIONS + ".") and name.split(".")[-1][:1].isupper())
+                name.startswith(KERAS_APPLICATIONS + ".") and name.split(".")[-1][:1].isupper()) \
+                or self._project_factory(node)
         if isinstance(node.func, cst.Name):
             if node.func.value in self.model_classes:
                 return True
-            return _depth < 2 and self._is_model_factory(node.func.value, _depth)
+            return _depth < 2 and self._is_model_factory(node.func.value, _depth) or self._project_factory(node)
         if (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
                 and node.func.value.value == "self"):  # self.model = self._build_model()
             return _depth < 2 and self._is_model_factory(node.func.attr.value, _depth, method=True)
-        return False
+        return self._project_factory(node)
+
+    def _project_factory(self, call: cst.Call) -> bool:
+        """``build_model()`` / ``models.build_model()`` imported from a module of the linted
+        project that returns a Keras model it builds (the command's tables; never in the plugin)."""
+        if not getattr(self.context, "project", None):
+            return False
+        found = self.context.functions.project_summary(call)
+        return bool(found) and RETURNS_MODEL in found
 
     def _is_model_factory(self, name: str, _depth: int, method: bool = False) -> bool:
         context = self.context
@@ -291,7 +300,11 @@ class KerasFacts:
         eager turned off), where Keras hands its session around (``_make_predict_function()``,
         ``K.get_session()``), and for standalone ``keras`` with nothing that dates it to TF2."""
         if self._eager_predict is None:
-            self._eager_predict = self._tf2_keras() and not self._graph_mode_keras()
+            # A module that imports no Keras and predicts on a model another module of the project
+            # builds: the era is the builder's, and the tables name only TF2 Keras's models.
+            self._eager_predict = self._tf2_keras() and not self._graph_mode_keras() or self.era_is_elsewhere and any(
+                isinstance(entry, dict) and RETURNS_MODEL in entry
+                for entry in (getattr(self.context, "project", None) or {}).values())
         return self._eager_predict
 
     @property
@@ -318,7 +331,10 @@ class KerasFacts:
 
     def is_model(self, expr: cst.BaseExpression) -> bool:
         """``expr`` holds a Keras model: the value bound to it at this point builds or loads one."""
-        value = self.context.value_of(expr, AT_POINT)
+        context = self.context
+        value = context.value_of(expr, AT_POINT)
+        if isinstance(value, cst.Name) and is_self_attribute(expr) and context.enclosing_class is not None:
+            return context.functions.passed_to_constructor(context.enclosing_class, value)  # Agent(model)
         return value is not None and self.is_model_build(value)
 
     def overrides(self, expr: cst.BaseExpression, method: str) -> bool:
