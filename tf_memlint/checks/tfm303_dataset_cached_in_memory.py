@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.evidence import UNKNOWN, Repetition
+from tf_memlint.evidence import ONCE, Repetition
 from tf_memlint.facts.pipelines import CACHE_TRIGGERS, DECODED_SOURCES, READING_PREFIXES, PipelineFacts
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
@@ -41,8 +41,8 @@ class DatasetCachedInMemory(Rule):
     code = "TFM303"
     # The size is not in the code: the images tutorials cache 3,670 decoded flowers on purpose
     # (all 7 findings on the development corpus were such tutorials), and the same lines hold
-    # an ImageNet-sized set. Low, and medium when the files are TFRecord shards: a format chosen
-    # for data too large for a directory of files.
+    # an ImageNet-sized set. Low, and high when the files are TFRecord shards: a format chosen
+    # for data too large for a directory of files (both such findings read so far were true).
     once_confidence = "low"
     repeats_with_place = False  # the harm is the dataset's size, not how often this line runs
     name = "dataset-cached-in-memory"
@@ -74,5 +74,6 @@ class DatasetCachedInMemory(Rule):
                                    f"read from files in RAM for as long as the dataset lives: memory grows with "
                                    f"the dataset, not the batch; cache to a file (cache(path)) unless the whole "
                                    f"set is known to fit",
-                        repetition=Repetition(UNKNOWN, basis=f"{source.rsplit('.', 1)[-1]} shards of unknown size",
-                                              known=False) if source in SHARDED_SOURCES else None)
+                        **({"once_confidence": "high", "repetition": Repetition(
+                            ONCE, basis=f"{source.rsplit('.', 1)[-1]} shards: a format for data too large "
+                                        f"for a folder of files")} if source in SHARDED_SOURCES else {}))
