@@ -352,3 +352,18 @@ def test_libcst_checks_nodes_again_after_a_trusted_parse_and_in_other_threads():
     with pytest.raises(LintError):
         engine.parse("x = (\n", valid_python=True)  # a parse that fails restores the check too
     assert cst.CSTNode.__post_init__ is engine._CHECK_NODE and not builds_bad_name()
+
+
+@pytest.mark.skipif(sys.platform == "win32" or sys.getfilesystemencoding() != "utf-8",
+                    reason="a file name that is not UTF-8 needs a POSIX file system read as UTF-8")
+def test_a_module_named_in_another_encoding_is_linted_with_its_project(tmp_path, capsys, monkeypatch):
+    """A file name in GBK (a Chinese notebook export) is not UTF-8: Python holds it with surrogate
+    escapes, which the project tables must not try to encode strictly. The module is linted and
+    reaches its helper like any other."""
+    odd = tmp_path / os.fsdecode(b"notes_\xce\xf3.py")
+    odd.write_text("import helper\n\nfor i in range(1000):\n    helper.build()\n")
+    (tmp_path / "helper.py").write_text("import tensorflow as tf\n\n\ndef build():\n    return tf.keras.Sequential()\n")
+    monkeypatch.chdir(tmp_path)
+    status = main(["--isolated", "--no-cache", "--format", "json", "."])
+    out = capsys.readouterr().out
+    assert status == 1 and '"code": "TFM403"' in out and '"line": 4' in out, out

@@ -312,7 +312,7 @@ def _link(raws: dict[str, bytes], facts: dict[str, dict[str, Any]], stem: dict[s
     def parse(path: str, raw: bytes) -> _Unit | None:
         # A provider (names TF/Keras, imported somewhere) gets effects; the graph mode its ops
         # count in is its own or its project's. The summary depends on nothing else but the bytes.
-        provider = facts[path]["tf"] and stem[path].encode() in wanted
+        provider = facts[path]["tf"] and os.fsencode(stem[path]) in wanted
         graph_mode = facts[path]["graph_words"] or owner[path] in graph_projects
         variant = f"provider={provider:d},graph={graph_mode:d}"
         summary = summaries.get(raw, variant) if summaries is not None else None
@@ -332,18 +332,18 @@ def _link(raws: dict[str, bytes], facts: dict[str, dict[str, Any]], stem: dict[s
                   and (owner[path] in graph_projects or facts[path]["effect_words"])}
     if not candidates:
         return {path: {GRAPH_MODE: True} for path in raws if owner[path] in graph_projects}
-    stems = {stem.encode() for stem in candidates.values()}
+    stems = {os.fsencode(stem) for stem in candidates.values()}
     wanted: set[bytes] = set()
     consumers: list[str] = []
     for path in raws:
         if not facts[path]["words"]:
             continue
         named = {word.encode() for word in facts[path]["words"]} & stems
-        named.discard(stem[path].encode())
+        named.discard(os.fsencode(stem[path]))
         if named:
             wanted |= named
             consumers.append(path)
-    for path in dict.fromkeys([p for p, stem in candidates.items() if stem.encode() in wanted] + consumers):
+    for path in dict.fromkeys([p for p, stem in candidates.items() if os.fsencode(stem) in wanted] + consumers):
         module = parse(path, raws[path])
         if module is not None:
             modules.setdefault(module.key, module)
