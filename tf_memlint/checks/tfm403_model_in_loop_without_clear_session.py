@@ -6,12 +6,13 @@ from __future__ import annotations
 import libcst as cst
 
 from tf_memlint.facts.functions import MODEL
-from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
+from tf_memlint.evidence import SMALL, Repetition
+from tf_memlint.facts.keras import FIT_METHODS, MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
 from tf_memlint.gate import REPEATED, Inside
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import code_of
+from tf_memlint.syntax import code_of, target_names
 
 
 @register
@@ -139,8 +140,28 @@ class ModelInLoopWithoutClearSession(Rule):
         where, per = place
         if self._exempt(node, [], where, through_call=False) or not first_time(self._reach_places, where):
             return
+        if _fits_what_it_builds(context, node, where):
+            # A training endpoint (`/retrain`, a forecast fitted to the posted series): the model
+            # is what the request asks for, so "build it once" cannot apply, and such endpoints
+            # are called now and then; what stays is the Keras state of each model.
+            self.report(node, f"{code_of(node.func)}() builds a Keras model {per} and trains it there: each "
+                              f"model's state stays alive; call keras.backend.clear_session() when the "
+                              f"request is done",
+                        repetition=Repetition(SMALL, basis="a training endpoint: each request fits its own "
+                                                           "model", known=False))
+            return
         self.report(node, f"{code_of(node.func)}() builds or loads a Keras model {per}: each model's state "
                           f"stays alive; build or load it once (at import or start-up) and reuse it")
+
+
+def _fits_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> bool:
+    """``model = build(); ...; model.fit(...)`` in the def ``where``: the model built at ``call``
+    is trained in the same handler."""
+    names = {name for node in context.nodes_in(where) if isinstance(node, cst.Assign) and node.value is call
+             for target in node.targets for name in target_names(target.target)}
+    return bool(names) and any(isinstance(c.func, cst.Attribute) and c.func.attr.value in FIT_METHODS
+                               and isinstance(c.func.value, cst.Name) and c.func.value.value in names
+                               for c in context.calls_in(where))
 
 
 def _returns_no_model(context, call: cst.Call) -> bool:
