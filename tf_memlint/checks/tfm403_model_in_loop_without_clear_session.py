@@ -64,7 +64,7 @@ class ModelInLoopWithoutClearSession(Rule):
         context = self.context
         if isinstance(node.func, cst.Call):
             self._layers.add(id(node.func))  # `block(...)(x)`: visited before the call it makes
-        if context.in_traced_function or not context.keras.is_model_build(node):
+        if context.in_traced_function or not context.keras.is_model_build(node) or _cached_factory(context, node):
             self._through_call(node)  # a function that builds one, called per iteration/request
             return
         if id(node) in self._layers or context.keras.is_view_model(node):
@@ -152,6 +152,15 @@ class ModelInLoopWithoutClearSession(Rule):
             return
         self.report(node, f"{code_of(node.func)}() builds or loads a Keras model {per}: each model's state "
                           f"stays alive; build or load it once (at import or start-up) and reuse it")
+
+
+def _cached_factory(context, call: cst.Call) -> bool:
+    """``load_model()`` of this module that builds only under a cache test (``if model is None:``
+    on a global): it returns the one model, as the reach path already reads it (its summary has
+    no MODEL effect)."""
+    frame = context.function
+    target = context.functions.resolve(call, frame.node if frame is not None else None)
+    return target is not None and MODEL not in context.functions.summary(target[1]).effects
 
 
 def _fits_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> bool:
