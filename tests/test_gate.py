@@ -428,8 +428,18 @@ STRUCTURE_CASES = [
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
     # ... or a fetch run in a loop or def of a TF1 module, which may build ops from tensors made
     # anywhere (sess.run(-y)).
-    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(-y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef step(x):\n    return sess.run(tf.argmax(y, 1))\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef step(x):\n    return sess.run(fetches=[loss, t[0]])\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef step(h):\n    return sess.partial_run(h, model.cost())\n", True),
+    ("TFM202", "x = tf.compat.v1.placeholder(tf.float32)\ndef acc():\n    return tf.argmax(y, 1).eval()\n", True),
+    # a fetch of names, an initializer, what is fed (feed_dict, a second positional): nothing built
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef main():\n"
+               "    sess.run([tf.compat.v1.global_variables_initializer(), tf.compat.v1.tables_initializer()])\n"
+               "    for b in batches:\n        sess.run([loss, train_op], feed_dict={x: b[0], k: -1})\n"
+               "    train_op.run(feed_dict={x: b[1]})\n    sess.run(loss, {x: b[0]})\n"
+               "    sess.partial_run(h, [loss], feed_dict={x: f(b)})\n", False),
     ("TFM202", "def fit(strategy):\n    strategy.run(step)\nfor k in range(9):\n    layers.append(tf.keras.layers.Dense(8))\n",
      False),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    y = tf.reduce_mean(x)\n    sess.run(y)\n", True),
@@ -495,6 +505,46 @@ def test_skipped_structure_cases_have_the_trigger():
             patch.setattr(rule, "structure", None)
             patch.setattr(gate, "_TRIGGER_CACHE", {})
             assert could_fire(ast.parse("import tensorflow as tf\n" + body), [code]), (code, body)
+
+
+def test_the_gate_reads_the_fetches_of_a_session_run_as_the_facts_do():
+    """TFM202's gate reads a session run's fetches (gate._fetches) on the stdlib tree as
+    sessions.fetches_of reads them on the LibCST tree, for every run, eval and partial_run of the
+    fixtures and of the forms the rule's docs name (fetches_of is asked of those calls only)."""
+    from tf_memlint.facts.sessions import FEED_RUN_METHODS, SESSION_RUN_METHODS, fetches_of
+    def text(node: cst.CSTNode) -> str:
+        return ast.unparse(ast.parse(f"(\n{cst.Module([]).code_for_node(node)}\n)", mode="eval"))
+
+    forms = ("sess.run(y)\nsess.run(fetches=y, feed_dict=f)\nsess.run(feed_dict=f, fetches=[a, b])\n"
+             "op.run()\nop.run(feed_dict=f)\nop.run(session=s, feed_dict=f)\nop.run(f, session=s)\n"
+             "t.eval()\nt.eval(session=s)\nsess.partial_run(h, y)\nsess.partial_run(h)\n"
+             "sess.run(*args)\nsess.run(**kw)\nsess.run(y, **kw)\nsess.other(y)\nrun(y)\n")
+    sources = [forms] + [p.read_text(encoding="utf-8") for p in fixture_files()]
+    compared = 0
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        found = sorted((ast.unparse(call), [ast.unparse(f) for f in gate._fetches(call)])
+                       for call in ast.walk(tree) if type(call) is ast.Call)
+        expected = []
+        for call in _nodes(cst.parse_module(source), cst.Call):
+            runs = isinstance(call.func, cst.Attribute) and call.func.attr.value in SESSION_RUN_METHODS | FEED_RUN_METHODS
+            expected.append((text(call), [text(f) for f in fetches_of(call)] if runs else []))
+        assert found == sorted(expected)
+        compared += sum(1 for _, fetches in found if fetches)
+    assert compared > 40
+
+
+def _nodes(root: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            found.append(node)
+        stack.extend(node.children)
+    return found
 
 
 def test_every_tracing_call_makes_a_traced_place():

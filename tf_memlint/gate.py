@@ -56,7 +56,9 @@ whatever the module imports or names), ``ITEM_WRITE``
 tf.function, or to an object restored by ``tf.saved_model.load`` / ``hub.load``: TFM104 and TFM107
 judge what is passed), ``NUMPY_ARRAY`` (a call of a
 NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
-one, used in a function that does not bind it); no nodes: the place exists at all.
+one, used in a function that does not bind it), ``OPS_IN_FETCH`` (a session run whose fetches,
+read as ``sessions.fetches_of`` reads them, hold a call other than an initializer, an operator or
+a subscript: what ``SessionFacts.ops_in_fetch`` may report); no nodes: the place exists at all.
 
 The tests are, cheapest first: ``may_import_tf`` and ``may_have_trigger`` on the bytes, then
 ``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin):
@@ -76,6 +78,7 @@ from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
+from tf_memlint.facts.sessions import FEED_RUN_METHODS, SESSION_RUN_METHODS, is_initializer
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -292,10 +295,11 @@ ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
+OPS_IN_FETCH = "a session run whose fetches may build an op"
 # Packages that load TensorFlow models without the module naming TensorFlow itself: a module
 # importing only these can still load a model per call (TFM408).
 MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
-_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
+_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -499,6 +503,7 @@ class _Index:
         texts = tuple(n[1:] for n in nodes if n[0] == "~")
         item_write = ITEM_WRITE in nodes
         numpy = NUMPY_ARRAY in nodes
+        fetch_ops = OPS_IN_FETCH in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
         qualified = self.facts.qualified
         effects = nodes & EFFECTS
@@ -528,6 +533,8 @@ class _Index:
                 if callee in methods and type(func) is ast.Attribute:
                     return True
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
+                    return True
+                if fetch_ops and self._builds_in_fetch(node):
                     return True
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
                     return True
@@ -586,6 +593,21 @@ class _Index:
         if module is None or not (module == "numpy" or module.startswith("numpy.")):
             return False
         return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
+
+    def _builds_in_fetch(self, call: ast.Call) -> bool:
+        """A session run (``sess.run``, ``t.eval()``...) with, anywhere in its fetches, a call
+        other than an initializer, an operator or a subscript: what SessionFacts.ops_in_fetch may
+        find there (it looks only through containers; it reports no initializer)."""
+        qualified = self.facts.qualified
+        for fetch in _fetches(call):
+            for node in ast_nodes(fetch):
+                kind = type(node)
+                if kind is ast.Call:
+                    if not is_initializer(qualified(node.func)):  # type: ignore[attr-defined]
+                        return True
+                elif kind is ast.BinOp or kind is ast.UnaryOp or kind is ast.Subscript:
+                    return True
+        return False
 
     def _captures(self, roots: list, names: set[str]) -> bool:
         """A function under ``roots`` (nested ones too) uses a name of ``names`` that it does not
@@ -777,6 +799,28 @@ def _restores(func: ast.AST, qualified, aliases: dict[str, str]) -> bool:
     head, _, rest = dotted.partition(".")
     module = aliases.get(head)
     return module is not None and (f"{module}.{rest}" if rest else module) in IMPORTED_RESTORED_LOADERS
+
+
+_RUN_METHODS = SESSION_RUN_METHODS | FEED_RUN_METHODS
+
+
+def _fetches(run: ast.Call) -> list[ast.expr]:
+    """What a session run call evaluates, as sessions.fetches_of reads it on the LibCST tree:
+    ``sess.run(fetches, ...)`` (``fetches=``), ``sess.partial_run(handle, fetches)``, the
+    receiver of ``t.eval(...)`` / ``op.run(...)``; nothing for another call."""
+    func = run.func
+    if type(func) is not ast.Attribute or func.attr not in _RUN_METHODS:
+        return []
+    method = func.attr
+    if method == "eval" or (method == "run" and not run.args
+                            and all(k.arg in ("feed_dict", "session") for k in run.keywords)):
+        return [func.value]
+    keyword = next((k.value for k in run.keywords if k.arg == "fetches"), None)
+    if keyword is not None:
+        return [keyword]
+    positional = [a for a in run.args if type(a) is not ast.Starred]
+    index = 1 if method == "partial_run" else 0
+    return [positional[index]] if len(positional) > index else []
 
 
 def _own_nodes(function: ast.AST, *skipped: type):
