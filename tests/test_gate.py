@@ -449,6 +449,22 @@ STRUCTURE_CASES = [
                "for x in xs:\n    sess.run(build(x))\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\n@app.route('/p')\ndef serve():\n"
                "    return sess.run(tf.reduce_mean(x))\n", True),
+    # TFM304: a pipeline built in a def that may run per input (a method, an entry point, a def a
+    # loop or a handler calls), outside the def's loops; a run's input builder only with a generator.
+    ("TFM304", "def main(x):\n    ds = tf.data.Dataset.from_tensor_slices(x)\nmain(x)\n", False),
+    ("TFM304", "def score(x):\n    return tf.data.Dataset.from_tensors(x)\nfor x in xs:\n    score(x)\n", True),
+    ("TFM304", "def load_dataset(x):\n    return tf.data.Dataset.from_tensor_slices(x)\n"
+               "for x in xs:\n    load_dataset(x)\n", False),
+    ("TFM304", "class S:\n    def __init__(self, x):\n        self.ds = tf.data.Dataset.from_tensor_slices(x)\n"
+               "    def score(self, xs):\n        for x in xs:\n            ds = tf.data.Dataset.from_tensors(x)\n"
+               "        ds = lambda: tf.data.Dataset.from_tensors(xs)\n", False),
+    ("TFM304", "class S:\n    def score(self, x):\n        return tf.data.Dataset.from_tensors(x).batch(1)\n", True),
+    ("TFM304", "class S:\n    def make_dataset(self, x):\n        return tf.data.Dataset.from_tensors(x)\n", False),
+    ("TFM304", "class S:\n    def make_dataset(self, g):\n        return tf.data.Dataset.from_generator(g, tf.int32)\n",
+     True),
+    ("TFM304", "def predict(items):\n    return tf.data.Dataset.from_generator(lambda: items, tf.string)\n", True),
+    ("TFM304", "def f(x):\n    for y in tf.data.Dataset.from_tensors(x):\n        pass\n"
+               "@app.route('/f')\ndef serve():\n    return f(x)\n", True),
     # TFM405/406: fit/evaluate/compile in a loop.
     ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),

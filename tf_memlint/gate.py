@@ -20,7 +20,9 @@ A rule that declares none (``triggers = None``) runs on every module importing T
 Beside its triggers a rule may declare a *structure* (``Rule.structure``): where in the module a
 node must be for the rule to be able to fire, as ``Inside(place, nodes)`` conditions (``a | b``:
 either may hold, ``a & b``: both must), or ``Together(place, (nodes, nodes...))``: a node of each
-group in one and the same loop or repeated def. A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
+group in one and the same loop or repeated def; or ``InCalledDef(nodes, named)``: a node in the
+straight code of a def that may be called again and again, whose name ``named`` accepts (see
+``InCalledDef``). A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
 TensorFlow-heavy file; a Python loop inside a function TensorFlow may trace is not. The places are
 over-approximations, on the stdlib ast, of what the fact modules decide on the LibCST tree, built
 from the same constants (see ``_Index``):
@@ -70,9 +72,10 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
+from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.data_shapes import IMPORTED_RESTORED_LOADERS, RESTORED_LOADERS
 from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
@@ -278,9 +281,10 @@ class ModuleFacts:
             nodes = by_attribute[last] = [name for name in map(self.qualified, nodes) if name is not None]
         return nodes
 
-    def holds(self, inside: Inside | Together) -> bool:
+    def holds(self, inside: Inside | Together | InCalledDef) -> bool:
         """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring);
-        for ``Together``, a node of each group in one and the same place."""
+        for ``Together``, a node of each group in one and the same place; for ``InCalledDef``, in
+        the straight code of such a def."""
         if self._attrs is None:
             self._walk()
         return self._index.holds(inside)  # type: ignore[union-attr]
@@ -359,6 +363,28 @@ class Together(_Structure):
 
 
 @dataclasses.dataclass(frozen=True)
+class InCalledDef(_Structure):
+    """A node of ``nodes`` in the straight code of a def whose name ``named`` accepts and that may
+    be called again and again (CallerFacts.repetition_of_def, and the command's method index):
+    a method of a class (another module of the project may call it per input), a def named as
+    an entry point (facts/callers.py ``ENTRY_POINTS``, ``__call__``), or a def the REPEATED
+    place runs. Straight code: not in a nested def or lambda (their own), nor in the body of one
+    of the def's loops (``context.loops_running``: what runs per iteration is a loop's)."""
+
+    nodes: frozenset[str]
+    named: Callable[[str], bool]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", frozenset(self.nodes))
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return facts.holds(self)
+
+    def __str__(self) -> str:
+        return f"{' | '.join(sorted(self.nodes))} in a def that may be called again and again"
+
+
+@dataclasses.dataclass(frozen=True)
 class AnyOf(_Structure):
     parts: tuple[_Structure, ...]
 
@@ -417,10 +443,12 @@ class _Index:
         self._regions: dict[Any, list[ast.AST]] = {}
         self._place_roots: dict[str, list[ast.AST]] = {}
 
-    def holds(self, inside: Inside | Together) -> bool:
+    def holds(self, inside: Inside | Together | InCalledDef) -> bool:
         found = self._holds.get(inside)
         if found is None and type(inside) is Together:
             found = self._holds[inside] = self._together(inside)
+        if found is None and type(inside) is InCalledDef:
+            found = self._holds[inside] = self._in_called_def(inside)
         if found is None:
             match = self._matcher(inside.nodes)
             place = inside.place
@@ -442,7 +470,7 @@ class _Index:
             elif place == TRAINING_LOOP:
                 found = any(map(match, region(TRAINING_LOOP, self._training_loops)))
             elif place == REPEATED:
-                found = any(map(match, region(REPEATED, lambda: self.loops + self._repeated_defs(), follow_calls=True)))
+                found = any(map(match, self._repeated_region()))
             else:
                 roots = self._roots(place)
                 found = any(map(match, region(place, lambda: roots, True))) or (
@@ -460,6 +488,29 @@ class _Index:
         matches = [self._matcher(group) for group in together.groups]
         return any(all(any(map(match, self._region((id(root), repeated), lambda: [root], follow_calls=repeated)))
                        for match in matches) for root in roots)
+
+    def _in_called_def(self, structure: InCalledDef) -> bool:
+        match = self._matcher(structure.nodes)
+        named = structure.named
+        candidates = [d for d in self.defs if named(d.name)]
+        if not candidates:
+            return False
+        methods = {id(d) for cls in self.classes for d in cls.body if isinstance(d, _DEFS)}
+        repeated: set[int] | None = None
+        for definition in candidates:
+            name = definition.name
+            if not (id(definition) in methods or name == "__call__" or name.lstrip("_") in ENTRY_POINTS):
+                if repeated is None:
+                    repeated = {id(n) for n in self._repeated_region() if isinstance(n, _DEFS)}
+                if id(definition) not in repeated:
+                    continue
+            if any(map(match, _straight_nodes(definition))):
+                return True
+        return False
+
+    def _repeated_region(self) -> list[ast.AST]:
+        """The REPEATED place: its loops and event defs, and the defs their calls may run."""
+        return self._region(REPEATED, lambda: self.loops + self._repeated_defs(), follow_calls=True)
 
     def _region(self, key: Any, roots, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
         """The nodes of a place, found once (``_reach``) for every node test asked of it;
@@ -832,6 +883,25 @@ def _own_nodes(function: ast.AST, *skipped: type):
         yield node
         stack.extend(child for child in ast.iter_child_nodes(node)
                      if not isinstance(child, (*_FUNCTIONS, *skipped)))
+
+
+_BODIES_ELSEWHERE = (*_FUNCTIONS, ast.For, ast.AsyncFor, ast.While)
+
+
+def _straight_nodes(definition: ast.FunctionDef | ast.AsyncFunctionDef):
+    """The nodes that run in a def's own frame outside the bodies of its loops (their headers and
+    ``else`` included): not the bodies of nested defs and lambdas (their decorators and defaults
+    run here)."""
+    stack: list[ast.AST] = list(definition.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        children = ast.iter_child_nodes(node)
+        if isinstance(node, _BODIES_ELSEWHERE):
+            body = node.body  # type: ignore[attr-defined]
+            skipped = {id(statement) for statement in body} if type(body) is list else {id(body)}
+            children = (child for child in children if id(child) not in skipped)
+        stack.extend(children)
 
 
 _KEYWORD_TRUE = re.compile(r"([\w.]+)\((\w+)=True\)")
