@@ -110,7 +110,8 @@ class ModuleFacts:
     """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names, and
     where things are (``holds``)."""
 
-    __slots__ = ("aliases", "tree", "project", "notebook", "_attrs", "_attribute_nodes", "_identifiers", "_identifier_text",
+    __slots__ = ("aliases", "tree", "project", "notebook", "every_node", "_attrs", "_attribute_nodes", "_identifiers",
+                 "_identifier_text",
                  "_index", "_qualified_attributes", "_names", "_occurs", "_qualified")
 
     def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None, notebook: bool = False) -> None:
@@ -124,6 +125,7 @@ class ModuleFacts:
         self._identifiers: set[str] = set()
         self._identifier_text: str | None = None
         self._attribute_nodes: list[ast.Attribute] = []
+        self.every_node: list[ast.AST] = []  # the tree's nodes, walked once (_walk)
         self._index: _Index | None = None
         # Asked once per enabled rule (codes_that_can_fire): kept across the rules' questions.
         self._qualified_attributes: dict[str, list] | None = None  # attribute name -> nodes, then names
@@ -176,7 +178,8 @@ class ModuleFacts:
         index = self._index = _Index(self)
         buckets = index.buckets
         attribute, name = ast.Attribute, ast.Name
-        for node in ast_nodes(self.tree):
+        self.every_node = ast_nodes(self.tree)
+        for node in self.every_node:
             kind = type(node)
             if kind is attribute:
                 attrs.add(node.attr)
@@ -311,6 +314,15 @@ _KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.
           "Nonlocal": (ast.Nonlocal,)}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+                              ast.GeneratorExp)
+_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE})  # the nodes a matcher passes that are not calls
+
+
+def _calls_only(nodes: frozenset[str]) -> bool:
+    """Only a call can pass the node test of ``nodes`` (``_Index._new_matcher``; NUMPY_NAME is
+    decided apart, ``_captures``); no nodes: any node."""
+    return bool(nodes) and nodes.isdisjoint(_NON_CALL_NODES)
 
 
 class _Structure:
@@ -441,6 +453,9 @@ class _Index:
         self._repeated: list[ast.AST] | None = None
         self._matchers: dict[frozenset[str], Any] = {}
         self._regions: dict[Any, list[ast.AST]] = {}
+        self._region_calls: dict[Any, set[int]] = {}
+        self._passing: dict[frozenset[str], list[ast.Call]] = {}  # node test -> the calls that pass it
+        self._straight: set[int] | None = None
         self._place_roots: dict[str, list[ast.AST]] = {}
 
     def holds(self, inside: Inside | Together | InCalledDef) -> bool:
@@ -450,33 +465,65 @@ class _Index:
         if found is None and type(inside) is InCalledDef:
             found = self._holds[inside] = self._in_called_def(inside)
         if found is None:
-            match = self._matcher(inside.nodes)
             place = inside.place
-            region = self._region
-            if place == ANYWHERE:
-                calls_only = inside.nodes and inside.nodes.isdisjoint({*_KINDS, ITEM_WRITE, NUMPY_NAME})
-                found = any(map(match, self.calls if calls_only else region(ANYWHERE, lambda: [self.facts.tree], True)))
-            elif place == OUTSIDE_WITH:  # calls only
-                items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
-                found = any(match(call) for call in self.calls if id(call) not in items)
-            elif place == LOOP:
-                found = any(map(match, region(LOOP, lambda: self.loops)))
-            elif place == IN_DEF_OR_LOOP:
-                found = any(map(match, region(IN_DEF_OR_LOOP, lambda: self.defs + self.loops + self.comprehensions, True)))
-            elif place == MODEL_METHOD:
-                found = any(map(match, region(MODEL_METHOD, self._model_methods)))
-            elif place == NOTEBOOK:
-                found = self.facts.notebook and any(map(match, region(ANYWHERE, lambda: [self.facts.tree], True)))
-            elif place == TRAINING_LOOP:
-                found = any(map(match, region(TRAINING_LOOP, self._training_loops)))
-            elif place == REPEATED:
-                found = any(map(match, self._repeated_region()))
+            if _calls_only(inside.nodes):
+                found = self._call_in_place(inside.nodes, place)
             else:
+                match = self._matcher(inside.nodes)
+                region = self._region
+                if place == ANYWHERE or place == NOTEBOOK:
+                    found = (place == ANYWHERE or self.facts.notebook) and any(map(match, self.facts.every_node))
+                elif place == LOOP:
+                    found = any(map(match, region(LOOP, lambda: self.loops)))
+                elif place == IN_DEF_OR_LOOP:
+                    found = any(map(match, self._in_def_or_loop()))
+                elif place == MODEL_METHOD:
+                    found = any(map(match, region(MODEL_METHOD, self._model_methods)))
+                elif place == TRAINING_LOOP:
+                    found = any(map(match, region(TRAINING_LOOP, self._training_loops)))
+                elif place == REPEATED:
+                    found = any(map(match, region(REPEATED, self._repeated_roots, follow_calls=True)))
+                elif place == OUTSIDE_WITH:
+                    found = False  # calls only
+                else:
+                    found = any(map(match, region(place, lambda: self._roots(place), True)))
+            if not found and NUMPY_NAME in inside.nodes and place in (TRACED, MAPPED):
                 roots = self._roots(place)
-                found = any(map(match, region(place, lambda: roots, True))) or (
-                    NUMPY_NAME in inside.nodes and bool(roots) and self._captures(roots, self._numpy_names()))
+                found = bool(roots) and self._captures(roots, self._numpy_names())
             self._holds[inside] = found
         return found
+
+    def _call_in_place(self, nodes: frozenset[str], place: str) -> bool:
+        """For a node test only a call passes: the module's calls that pass it, found first (most
+        modules have none, and then no place is searched), then whether one is in ``place``."""
+        passing = self._passing.get(nodes)
+        if passing is None:
+            match = self._matcher(nodes)
+            passing = self._passing[nodes] = [call for call in self.calls if match(call)]
+        if not passing:
+            return False
+        if place == ANYWHERE:
+            return True
+        if place == NOTEBOOK:
+            return self.facts.notebook
+        if place == OUTSIDE_WITH:
+            items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
+            return any(id(call) not in items for call in passing)
+        if place == IN_DEF_OR_LOOP:
+            straight = self._straight_module_code()
+            return any(id(call) not in straight for call in passing)
+        calls = self._call_ids
+        if place == LOOP:
+            region = calls(LOOP, lambda: self.loops)
+        elif place == MODEL_METHOD:
+            region = calls(MODEL_METHOD, self._model_methods)
+        elif place == TRAINING_LOOP:
+            region = calls(TRAINING_LOOP, self._training_loops)
+        elif place == REPEATED:
+            region = calls(REPEATED, self._repeated_roots, follow_calls=True)
+        else:
+            region = calls(place, lambda: self._roots(place), True)
+        return any(id(call) in region for call in passing)
 
     def _together(self, together: Together) -> bool:
         """Some root of the place (a loop; or a def that runs per event) holds a node of every
@@ -485,9 +532,14 @@ class _Index:
             return False  # each group must at least be somewhere in the place
         repeated = together.place == REPEATED
         roots = self.loops + self._repeated_defs() if repeated else self.loops
-        matches = [self._matcher(group) for group in together.groups]
-        return any(all(any(map(match, self._region((id(root), repeated), lambda: [root], follow_calls=repeated)))
-                       for match in matches) for root in roots)
+
+        def in_root(group: frozenset[str], root: ast.AST) -> bool:
+            key = (id(root), repeated)
+            if _calls_only(group):  # the calls that pass, found by holds above
+                region = self._call_ids(key, lambda: [root], follow_calls=repeated)
+                return any(id(call) in region for call in self._passing[group])
+            return any(map(self._matcher(group), self._region(key, lambda: [root], follow_calls=repeated)))
+        return any(all(in_root(group, root) for group in together.groups) for root in roots)
 
     def _in_called_def(self, structure: InCalledDef) -> bool:
         match = self._matcher(structure.nodes)
@@ -508,9 +560,12 @@ class _Index:
                 return True
         return False
 
+    def _repeated_roots(self) -> list[ast.AST]:
+        return self.loops + self._repeated_defs()
+
     def _repeated_region(self) -> list[ast.AST]:
         """The REPEATED place: its loops and event defs, and the defs their calls may run."""
-        return self._region(REPEATED, lambda: self.loops + self._repeated_defs(), follow_calls=True)
+        return self._region(REPEATED, self._repeated_roots, follow_calls=True)
 
     def _region(self, key: Any, roots, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
         """The nodes of a place, found once (``_reach``) for every node test asked of it;
@@ -518,6 +573,33 @@ class _Index:
         found = self._regions.get(key)
         if found is None:
             found = self._regions[key] = self._reach(roots(), into_functions, follow_calls)
+        return found
+
+    def _call_ids(self, key: Any, roots, into_functions: bool = False, follow_calls: bool = False) -> set[int]:
+        """The calls of a place (``_region``), as ids, for a node test only a call can pass."""
+        found = self._region_calls.get(key)
+        if found is None:
+            found = self._region_calls[key] = {id(node) for node in self._region(key, roots, into_functions, follow_calls)
+                                               if type(node) is ast.Call}
+        return found
+
+    def _straight_module_code(self) -> set[int]:
+        """The ids of the nodes of the module's straight code: outside every def, loop and
+        comprehension (module level, class bodies). IN_DEF_OR_LOOP is every other node."""
+        if self._straight is None:
+            straight = self._straight = set()
+            stack: list[ast.AST] = [self.facts.tree]
+            while stack:
+                node = stack.pop()
+                straight.add(id(node))
+                stack.extend(child for child in ast_children(node) if not isinstance(child, _DEF_LOOP_OR_COMPREHENSION))
+        return self._straight
+
+    def _in_def_or_loop(self) -> list[ast.AST]:
+        found = self._regions.get(IN_DEF_OR_LOOP)
+        if found is None:
+            straight = self._straight_module_code()
+            found = self._regions[IN_DEF_OR_LOOP] = [node for node in self.facts.every_node if id(node) not in straight]
         return found
 
     def _model_methods(self) -> list[ast.AST]:
