@@ -449,6 +449,13 @@ STRUCTURE_CASES = [
                "for x in xs:\n    sess.run(build(x))\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\n@app.route('/p')\ndef serve():\n"
                "    return sess.run(tf.reduce_mean(x))\n", True),
+    # TFM302: a shuffle buffer that may be the whole dataset: not an integer literal below 10,000.
+    ("TFM302", "ds = tf.data.Dataset.list_files('*.jpg').map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(1000).shuffle(buffer_size=9_999, seed=7).shuffle(-1).shuffle(*a).shuffle()\n", False),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(len(files))\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(10_000)\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(1000, buffer_size=n)\n", True),
     # TFM304: a pipeline built in a def that may run per input (a method, an entry point, a def a
     # loop or a handler calls), outside the def's loops; a run's input builder only with a generator.
     ("TFM304", "def main(x):\n    ds = tf.data.Dataset.from_tensor_slices(x)\nmain(x)\n", False),

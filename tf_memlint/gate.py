@@ -49,8 +49,9 @@ and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements 
 ``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
 triggers match, or of a class of the module deriving from it: ``Net()`` for ``keras.Model``), a
 canonical name with a keyword given a literal ``True`` (``"tensorflow.GradientTape(persistent=True)"``,
-a call of that name with that argument), an
-effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
+a call of that name with that argument), a method with a bound on an argument
+(``".shuffle(buffer_size>=10000)"``: a call of that method whose argument of that name, else its
+first positional one, is neither missing nor an integer literal below the bound), an effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
 of a function of another module of the project with that effect, as its table names it,
 project.py; a rule that follows calls passes wherever its structure holds with those calls,
 whatever the module imports or names), ``ITEM_WRITE``
@@ -628,10 +629,11 @@ class _Index:
         if not nodes:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
-        methods = {n[1:] for n in nodes if n.startswith(".")}
+        methods = {n[1:] for n in nodes if n.startswith(".") and "(" not in n}
         names = {n for n in nodes if n[0] not in ".~" and "(" not in n and n not in _KINDS and n not in _SPECIAL
                  and n not in EFFECTS}
         flagged = [(name, keyword) for name, keyword in (_keyword_true(n) for n in nodes) if name]
+        sized = [found.groups() for found in map(_AT_LEAST.fullmatch, nodes) if found]
         # "~hub" as the triggers read it: a callee whose written or qualified name contains the text
         texts = tuple(n[1:] for n in nodes if n[0] == "~")
         item_write = ITEM_WRITE in nodes
@@ -670,6 +672,10 @@ class _Index:
                 if fetch_ops and self._builds_in_fetch(node):
                     return True
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
+                    return True
+                if sized and type(func) is ast.Attribute and any(
+                        callee == method and not _small_literal(_argument(node, keyword), int(bound))
+                        for method, keyword, bound in sized):
                     return True
                 if texts and any(text in spelled for spelled in (ast_dotted_name(func) or "", qualified(func) or "")
                                  for text in texts):
@@ -993,6 +999,32 @@ def _keyword_true(node: str) -> tuple[str, str] | tuple[None, None]:
     """``("tensorflow.GradientTape", "persistent")`` for ``"tensorflow.GradientTape(persistent=True)"``."""
     found = _KEYWORD_TRUE.fullmatch(node)
     return (found[1], found[2]) if found else (None, None)
+
+
+_AT_LEAST = re.compile(r"\.(\w+)\((\w+)>=(\d+)\)")
+
+
+def _argument(call: ast.Call, keyword: str) -> ast.expr | None:
+    """The argument named ``keyword``, else the first positional one, as syntax.argument(call, 0,
+    keyword) reads it on the LibCST tree: None after a ``*args`` or a ``**kwargs``."""
+    for given in call.keywords:
+        if given.arg == keyword:
+            return given.value
+    if any(type(arg) is ast.Starred for arg in call.args) or any(given.arg is None for given in call.keywords):
+        return None
+    return call.args[0] if call.args else None
+
+
+def _small_literal(value: ast.expr | None, bound: int) -> bool:
+    """No argument, or an integer literal (syntax.int_literal: ``4096``, ``-1``) below ``bound``."""
+    if value is None:
+        return True
+    if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
+        value = value.operand
+        sign = -1
+    else:
+        sign = 1
+    return type(value) is ast.Constant and type(value.value) is int and sign * value.value < bound
 
 
 def _gives_true(call: ast.Call, keyword: str) -> bool:
