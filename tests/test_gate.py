@@ -396,6 +396,13 @@ STRUCTURE_CASES = [
     ("TFM402", "for e in range(9):\n    for x in xs:\n        losses.append(model(x))\n"
                "    w.assign_sub(g)\n", True),
     ("TFM402", "while True:\n    losses.append(opt.minimize(f))\n", True),
+    ("TFM402", "def inner(g):\n    opt.apply_gradients(g)\ndef outer(x):\n    inner(x)\nfor x in xs:\n    outer(x)\n"
+               "    losses.append(model(x))\n", True),
+    ("TFM402", "def step(x):\n    return opt.minimize(f)\nfor x in xs:\n    losses.append(strategy.run(fn=step))\n", True),
+    # a loop that calls only defs that take no step, or runs a session, does not train
+    ("TFM402", "def evaluate(x):\n    return model(x)\nfor x in xs:\n    losses.append(evaluate(x))\n"
+               "    losses.append(strategy.run(evaluate, args=(x,)))\n    losses.append(sess.run(loss))\n"
+               "opt.apply_gradients(g)\n", False),
     # TFM404: a predict in a loop, a request/batch handler, or a function called from one.
     ("TFM404", "m = tf.keras.models.load_model('m')\ny = m.predict(x)\n"
                "def score(x):\n    return m.predict(x)\n", False),

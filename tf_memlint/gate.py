@@ -449,7 +449,7 @@ class _Index:
             ast.DictComp: self.comprehensions, ast.GeneratorExp: self.comprehensions}
         self._holds: dict[Inside | Together, bool] = {}
         self._tf_function_names: set[str] | None = None
-        self._def_names: set[str] | None = None
+        self._trainers: set[str] | None = None
         self._callee_table: dict[str, list[ast.AST]] | None = None
         self._repeated: list[ast.AST] | None = None
         self._matchers: dict[frozenset[str], Any] = {}
@@ -792,20 +792,42 @@ class _Index:
                     changed = True
         return found
 
-    def _training_call(self, node: ast.AST) -> bool:
-        """A call that may take an optimisation step (KerasFacts.is_training_call)."""
+    def _training_call(self, node: ast.AST, trainers: set[str] | None = None) -> bool:
+        """A call that may take an optimisation step (KerasFacts.is_training_call): a training
+        method, a ``train_step``, a call of a def of the module that takes one, or
+        ``strategy.run`` given such a def (``trainers``: their names, ``_training_defs``)."""
         if type(node) is not ast.Call:
             return False
+        if trainers is None:
+            trainers = self._training_defs()
         func = node.func  # type: ignore[attr-defined]
         if type(func) is ast.Attribute:
             method = func.attr
-            return method in TRAINING_STEP_METHODS or method in (MINIMIZE, DISTRIBUTED_RUN) \
-                or TRAIN_STEP_WORD in method
-        if type(func) is ast.Name:
-            if self._def_names is None:
-                self._def_names = {d.name for d in self.defs}
-            return TRAIN_STEP_WORD in func.id or func.id in self._def_names
-        return False
+            if method in TRAINING_STEP_METHODS or method == MINIMIZE or TRAIN_STEP_WORD in method:
+                return True
+            if method != DISTRIBUTED_RUN:
+                return False
+            given = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
+            return any(type(value) is ast.Name and value.id in trainers  # the rule reads the first one
+                       for value in (v.value if type(v) is ast.Starred else v for v in given))
+        return type(func) is ast.Name and (TRAIN_STEP_WORD in func.id or func.id in trainers)
+
+    def _training_defs(self) -> set[str]:
+        """Names of the module's defs that take an optimisation step, themselves or through the
+        defs they call (KerasFacts._is_training_function follows two levels; this, every level)."""
+        if self._trainers is None:
+            calls = {id(d): [n for n in ast_nodes(d) if type(n) is ast.Call] for d in self.defs}
+            trainers: set[str] = set()
+            changed = True
+            while changed:
+                changed = False
+                for definition in self.defs:
+                    if definition.name not in trainers and any(
+                            self._training_call(call, trainers) for call in calls[id(definition)]):
+                        trainers.add(definition.name)
+                        changed = True
+            self._trainers = trainers
+        return self._trainers
 
     def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """``@tf.function`` / ``@tf.function(...)`` (tracing.tf_function_decorator)."""
