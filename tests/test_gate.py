@@ -456,6 +456,15 @@ STRUCTURE_CASES = [
                "for x in xs:\n    sess.run(build(x))\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\n@app.route('/p')\ndef serve():\n"
                "    return sess.run(tf.reduce_mean(x))\n", True),
+    # the loop's TF calls must add ops (sessions.op_creating_name): logging, a writer, a checkpoint
+    # lookup do not; a class of the module whose __init__ makes a variable does (calls followed)
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+               "    tf.compat.v1.logging.info('step')\n    w = tf.compat.v1.summary.FileWriter('logs')\n"
+               "    c = tf.train.latest_checkpoint('ckpt')\n    k = tf.keras.layers.Dense(8)\n", False),
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+               "    saver = tf.compat.v1.train.Saver()\n", True),
+    ("TFM202", "class Cell(tf.keras.layers.Layer):\n    def __init__(self):\n        self.w = tf.Variable(1.0)\n"
+               "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n    c = Cell()\n", True),
     # TFM302: a shuffle buffer that may be the whole dataset: not an integer literal below 10,000.
     ("TFM302", "ds = tf.data.Dataset.list_files('*.jpg').map(lambda f: tf.io.read_file(f))\n"
                "ds = ds.shuffle(1000).shuffle(buffer_size=9_999, seed=7).shuffle(-1).shuffle(*a).shuffle()\n", False),

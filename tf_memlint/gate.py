@@ -61,7 +61,9 @@ judge what is passed), ``NUMPY_ARRAY`` (a call of a
 NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
 one, used in a function that does not bind it), ``OPS_IN_FETCH`` (a session run whose fetches,
 read as ``sessions.fetches_of`` reads them, hold a call other than an initializer, an operator or
-a subscript: what ``SessionFacts.ops_in_fetch`` may report); no nodes: the place exists at all.
+a subscript: what ``SessionFacts.ops_in_fetch`` may report), ``GRAPH_OP`` (a call of a TF name
+that adds graph ops, ``sessions.op_creating_name``: ``SessionFacts.creates_graph_ops`` for a
+resolved name; a def of the module that adds them is found where its place follows calls); no nodes: the place exists at all.
 
 The tests are, cheapest first: ``may_import_tf`` and ``may_have_trigger`` on the bytes, then
 ``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin):
@@ -82,7 +84,7 @@ from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
-from tf_memlint.facts.sessions import FEED_RUN_METHODS, SESSION_RUN_METHODS, is_initializer
+from tf_memlint.facts.sessions import FEED_RUN_METHODS, SESSION_RUN_METHODS, is_initializer, op_creating_name
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -304,10 +306,11 @@ TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
 OPS_IN_FETCH = "a session run whose fetches may build an op"
+GRAPH_OP = "a call of a TF name that adds graph ops"
 # Packages that load TensorFlow models without the module naming TensorFlow itself: a module
 # importing only these can still load a model per call (TFM408).
 MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
-_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH})
+_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -639,6 +642,7 @@ class _Index:
         item_write = ITEM_WRITE in nodes
         numpy = NUMPY_ARRAY in nodes
         fetch_ops = OPS_IN_FETCH in nodes
+        graph_op = GRAPH_OP in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
         qualified = self.facts.qualified
         effects = nodes & EFFECTS
@@ -670,6 +674,8 @@ class _Index:
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
                     return True
                 if fetch_ops and self._builds_in_fetch(node):
+                    return True
+                if graph_op and op_creating_name(qualified(func) or ""):
                     return True
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
                     return True
