@@ -84,7 +84,8 @@ from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
-from tf_memlint.facts.sessions import FEED_RUN_METHODS, SESSION_RUN_METHODS, is_initializer, op_creating_name
+from tf_memlint.facts.sessions import (FEED_RUN_METHODS, OP_NAMESPACE, SESSION_RUN_METHODS, is_initializer,
+                                      op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -453,6 +454,8 @@ class _Index:
         self._holds: dict[Inside | Together, bool] = {}
         self._tf_function_names: set[str] | None = None
         self._trainers: set[str] | None = None
+        self._numpy_bound: set[str] | None = None
+        self._calls_by: tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]] | None = None
         self._callee_table: dict[str, list[ast.AST]] | None = None
         self._repeated: list[ast.AST] | None = None
         self._matchers: dict[frozenset[str], Any] = {}
@@ -493,7 +496,7 @@ class _Index:
                     found = any(map(match, region(place, lambda: self._roots(place), True)))
             if not found and NUMPY_NAME in inside.nodes and place in (TRACED, MAPPED):
                 roots = self._roots(place)
-                found = bool(roots) and self._captures(roots, self._numpy_names())
+                found = bool(roots) and bool(self._numpy_names()) and self._captures(roots, self._numpy_names())
             self._holds[inside] = found
         return found
 
@@ -503,7 +506,7 @@ class _Index:
         passing = self._passing.get(nodes)
         if passing is None:
             match = self._matcher(nodes)
-            passing = self._passing[nodes] = [call for call in self.calls if match(call)]
+            passing = self._passing[nodes] = [call for call in match.candidates() if match(call)]  # type: ignore[attr-defined]
         if not passing:
             return False
         if place == ANYWHERE:
@@ -698,7 +701,43 @@ class _Index:
                     if type(node.target) is ast.Subscript:  # type: ignore[attr-defined]
                         return True
             return bool(kinds) and isinstance(node, kinds)
+
+        def candidates() -> list[ast.AST]:
+            """The calls ``match`` may pass, from the module's call index (then tested); every
+            call where a text, an effect or NumPy is asked."""
+            if texts or written or numpy:
+                return self.calls
+            by_callee, by_prefix = self._call_index()
+            found: list[ast.AST] = []
+            for callee in methods | {method for method, _, _ in sized} | (_RUN_METHODS if fetch_ops else set()) \
+                    | bound | derived:
+                found.extend(by_callee.get(callee, ()))
+            for name in names | {name for name, _ in flagged} | ({OP_NAMESPACE} if graph_op else set()):
+                found.extend(by_prefix.get(name, ()))
+            return found
+        match.candidates = candidates  # type: ignore[attr-defined]
         return match
+
+    def _call_index(self) -> tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]]:
+        """The module's calls by callee (``f`` of ``f()`` and ``x.f()``) and by every dotted prefix
+        of their resolved name (``qualified``): what a node test's calls are found from."""
+        if self._calls_by is None:
+            by_callee: dict[str, list[ast.Call]] = {}
+            by_prefix: dict[str, list[ast.Call]] = {}
+            qualified = self.facts.qualified
+            for call in self.calls:
+                func = call.func
+                kind = type(func)
+                if kind is ast.Attribute:
+                    by_callee.setdefault(func.attr, []).append(call)  # type: ignore[attr-defined]
+                elif kind is ast.Name:
+                    by_callee.setdefault(func.id, []).append(call)  # type: ignore[attr-defined]
+                name = qualified(func)
+                while name:
+                    by_prefix.setdefault(name, []).append(call)
+                    name = name.rpartition(".")[0]
+            self._calls_by = (by_callee, by_prefix)
+        return self._calls_by
 
     def _reach(self, roots: list, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
         """The nodes under ``roots`` (each once); nested defs and lambdas only with
@@ -772,14 +811,19 @@ class _Index:
             used = list(_own_nodes(function))
             bound.difference_update(name for n in used if type(n) is ast.Global for name in n.names)  # type: ignore[attr-defined]
             outer = names - bound
-            if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used):
+            if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used if type(n) in _IDENTIFIER_KINDS):
                 return True
         return False
 
     def _numpy_names(self) -> set[str]:
         """Names an assignment may bind to a NumPy array (ArrayFacts.is_ndarray follows a name
-        to its value): a value holding a NumPy array call, or such a name."""
+        to its value): a value holding a NumPy array call, or such a name. Found once."""
+        if self._numpy_bound is not None:
+            return self._numpy_bound
         found: set[str] = set()
+        self._numpy_bound = found
+        if not self.holds(Inside(ANYWHERE, frozenset({NUMPY_ARRAY}))):
+            return found  # no NumPy array is made in the module: no name holds one
         candidates = []
         for node in self.assigns:
             value = getattr(node, "value", None)
@@ -997,8 +1041,7 @@ def _own_nodes(function: ast.AST, *skipped: type):
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(child for child in ast.iter_child_nodes(node)
-                     if not isinstance(child, (*_FUNCTIONS, *skipped)))
+        stack.extend(child for child in ast_children(node) if not isinstance(child, (*_FUNCTIONS, *skipped)))
 
 
 _BODIES_ELSEWHERE = (*_FUNCTIONS, ast.For, ast.AsyncFor, ast.While)
@@ -1059,11 +1102,17 @@ def _gives_true(call: ast.Call, keyword: str) -> bool:
     return any(k.arg == keyword and type(k.value) is ast.Constant and k.value.value is True for k in call.keywords)
 
 
+_IDENTIFIER_FIELDS = ("id", "name", "names", "asname", "rest")
+# The node kinds _identifiers reads anything from (the others hold no identifier field).
+_IDENTIFIER_KINDS = frozenset(kind for kind in vars(ast).values() if isinstance(kind, type)
+                              and issubclass(kind, ast.AST) and set(kind._fields) & set(_IDENTIFIER_FIELDS))
+
+
 def _identifiers(node: ast.AST):
     """The identifiers of ``node`` LibCST holds as ``Name`` nodes and a rule may resolve (``x``,
     ``global x``, the name of a def or class, ``except E as x``, an import; not a parameter:
     bound where it is)."""
-    for field in ("id", "name", "names", "asname", "rest"):
+    for field in _IDENTIFIER_FIELDS:
         value = getattr(node, field, None)
         if type(value) is str:
             yield from value.split(".")
