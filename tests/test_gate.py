@@ -430,6 +430,12 @@ STRUCTURE_CASES = [
     ("TFM201", "class Agent:\n    def __init__(self):\n        self.sess = tf.compat.v1.Session()\n", True),
     ("TFM201", "for g in graphs:\n    pool.append(tf.compat.v1.Session(graph=g))\n", True),
     ("TFM201", "pool = [tf.compat.v1.Session(graph=g) for g in graphs]\n", True),
+    # a session opened as a with item is closed with its block: only one made otherwise can stay open
+    ("TFM201", "def main():\n    with tf.compat.v1.Session() as sess:\n        sess.run(y)\n"
+               "    for g in graphs:\n        with tf.compat.v1.Session(graph=g) as s, open(f) as h:\n            pass\n",
+     False),
+    ("TFM201", "def main():\n    with tf.compat.v1.Session().as_default() as sess:\n        sess.run(y)\n", True),
+    ("TFM201", "def main():\n    with closing(tf.compat.v1.Session()) as sess:\n        sess.run(y)\n", True),
     # TFM202: one loop or handler that both runs a session and adds ops (Together), calls followed.
     ("TFM202", "sess = tf.compat.v1.Session()\nsess.run(y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
@@ -622,6 +628,14 @@ def test_only_the_rules_whose_own_gate_passes_run():
     facts = gate.ModuleFacts(ast.parse(source))
     assert codes_that_can_fire(facts, ["TFM101", "TFM405", "TFM407"]) == ["TFM101"]
     assert codes_that_can_fire(facts, ["TFM405"]) == ["TFM405"]  # one rule: the caller's gate decided
+
+
+def test_places_held_at_once_need_call_nodes():
+    """Inside((place, place), nodes) asks one call to be in every place; a statement node cannot."""
+    with pytest.raises(ValueError):
+        gate.Inside((gate.IN_DEF_OR_LOOP, gate.OUTSIDE_WITH), {"For"})
+    assert str(gate.Inside((gate.IN_DEF_OR_LOOP, gate.OUTSIDE_WITH), {"tensorflow.Session"})) \
+        == f"tensorflow.Session {gate.IN_DEF_OR_LOOP} and {gate.OUTSIDE_WITH}"
 
 
 def test_a_keyword_node_needs_that_keyword_given_true():

@@ -342,19 +342,24 @@ class _Structure:
 
 @dataclasses.dataclass(frozen=True)
 class Inside(_Structure):
-    """A rule's structure: a node of ``nodes`` in ``place``; no nodes: the place exists at all."""
+    """A rule's structure: a node of ``nodes`` in ``place``; no nodes: the place exists at all.
+    A tuple of places: a node in all of them at once (calls only: ``(IN_DEF_OR_LOOP,
+    OUTSIDE_WITH)``, a call in a def that is not a ``with`` item)."""
 
-    place: str
+    place: str | tuple[str, ...]
     nodes: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", frozenset(self.nodes))
+        if type(self.place) is tuple and not _calls_only(self.nodes):
+            raise ValueError("Inside: places held at once need nodes that are calls")
 
     def holds(self, facts: ModuleFacts) -> bool:
         return facts.holds(self)
 
     def __str__(self) -> str:
-        return f"{' | '.join(sorted(self.nodes)) or 'code'} {self.place}"
+        place = " and ".join(self.place) if type(self.place) is tuple else self.place
+        return f"{' | '.join(sorted(self.nodes)) or 'code'} {place}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -455,6 +460,7 @@ class _Index:
         self._tf_function_names: set[str] | None = None
         self._trainers: set[str] | None = None
         self._numpy_bound: set[str] | None = None
+        self._with_items: set[int] | None = None
         self._calls_by: tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]] | None = None
         self._callee_table: dict[str, list[ast.AST]] | None = None
         self._repeated: list[ast.AST] | None = None
@@ -509,28 +515,35 @@ class _Index:
             passing = self._passing[nodes] = [call for call in match.candidates() if match(call)]  # type: ignore[attr-defined]
         if not passing:
             return False
+        if type(place) is not tuple:
+            return self._holds_call_in(place, passing)
+        return any(all(self._holds_call_in(one, [call]) for one in place) for call in passing)
+
+    def _holds_call_in(self, place: str, calls: list[ast.AST]) -> bool:
+        """One of ``calls`` is in ``place``."""
         if place == ANYWHERE:
             return True
         if place == NOTEBOOK:
             return self.facts.notebook
         if place == OUTSIDE_WITH:
-            items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
-            return any(id(call) not in items for call in passing)
+            if self._with_items is None:
+                self._with_items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
+            return any(id(call) not in self._with_items for call in calls)
         if place == IN_DEF_OR_LOOP:
             straight = self._straight_module_code()
-            return any(id(call) not in straight for call in passing)
-        calls = self._call_ids
+            return any(id(call) not in straight for call in calls)
+        ids = self._call_ids
         if place == LOOP:
-            region = calls(LOOP, lambda: self.loops)
+            region = ids(LOOP, lambda: self.loops)
         elif place == MODEL_METHOD:
-            region = calls(MODEL_METHOD, self._model_methods)
+            region = ids(MODEL_METHOD, self._model_methods)
         elif place == TRAINING_LOOP:
-            region = calls(TRAINING_LOOP, self._training_loops)
+            region = ids(TRAINING_LOOP, self._training_loops)
         elif place == REPEATED:
-            region = calls(REPEATED, self._repeated_roots, follow_calls=True)
+            region = ids(REPEATED, self._repeated_roots, follow_calls=True)
         else:
-            region = calls(place, lambda: self._roots(place), True)
-        return any(id(call) in region for call in passing)
+            region = ids(place, lambda: self._roots(place), True)
+        return any(id(call) in region for call in calls)
 
     def _together(self, together: Together) -> bool:
         """Some root of the place (a loop; or a def that runs per event) holds a node of every
