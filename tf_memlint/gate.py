@@ -468,6 +468,7 @@ class _Index:
         self._regions: dict[Any, list[ast.AST]] = {}
         self._region_calls: dict[Any, set[int]] = {}
         self._passing: dict[frozenset[str], list[ast.Call]] = {}  # node test -> the calls that pass it
+        self._candidates: dict[frozenset[str], Callable[[], list[ast.AST]]] = {}  # node test -> its calls' finder
         self._straight: set[int] | None = None
         self._place_roots: dict[str, list[ast.AST]] = {}
 
@@ -512,7 +513,7 @@ class _Index:
         passing = self._passing.get(nodes)
         if passing is None:
             match = self._matcher(nodes)
-            passing = self._passing[nodes] = [call for call in match.candidates() if match(call)]  # type: ignore[attr-defined]
+            passing = self._passing[nodes] = [call for call in self._candidates[nodes]() if match(call)]
         if not passing:
             return False
         if type(place) is not tuple:
@@ -728,7 +729,7 @@ class _Index:
             for name in names | {name for name, _ in flagged} | ({OP_NAMESPACE} if graph_op else set()):
                 found.extend(by_prefix.get(name, ()))
             return found
-        match.candidates = candidates  # type: ignore[attr-defined]
+        self._candidates[nodes] = candidates
         return match
 
     def _call_index(self) -> tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]]:
