@@ -396,6 +396,13 @@ STRUCTURE_CASES = [
     ("TFM402", "for e in range(9):\n    for x in xs:\n        losses.append(model(x))\n"
                "    w.assign_sub(g)\n", True),
     ("TFM402", "while True:\n    losses.append(opt.minimize(f))\n", True),
+    ("TFM402", "def inner(g):\n    opt.apply_gradients(g)\ndef outer(x):\n    inner(x)\nfor x in xs:\n    outer(x)\n"
+               "    losses.append(model(x))\n", True),
+    ("TFM402", "def step(x):\n    return opt.minimize(f)\nfor x in xs:\n    losses.append(strategy.run(fn=step))\n", True),
+    # a loop that calls only defs that take no step, or runs a session, does not train
+    ("TFM402", "def evaluate(x):\n    return model(x)\nfor x in xs:\n    losses.append(evaluate(x))\n"
+               "    losses.append(strategy.run(evaluate, args=(x,)))\n    losses.append(sess.run(loss))\n"
+               "opt.apply_gradients(g)\n", False),
     # TFM404: a predict in a loop, a request/batch handler, or a function called from one.
     ("TFM404", "m = tf.keras.models.load_model('m')\ny = m.predict(x)\n"
                "def score(x):\n    return m.predict(x)\n", False),
@@ -423,13 +430,29 @@ STRUCTURE_CASES = [
     ("TFM201", "class Agent:\n    def __init__(self):\n        self.sess = tf.compat.v1.Session()\n", True),
     ("TFM201", "for g in graphs:\n    pool.append(tf.compat.v1.Session(graph=g))\n", True),
     ("TFM201", "pool = [tf.compat.v1.Session(graph=g) for g in graphs]\n", True),
+    # a session opened as a with item is closed with its block: only one made otherwise can stay open
+    ("TFM201", "def main():\n    with tf.compat.v1.Session() as sess:\n        sess.run(y)\n"
+               "    for g in graphs:\n        with tf.compat.v1.Session(graph=g) as s, open(f) as h:\n            pass\n",
+     False),
+    ("TFM201", "def main():\n    with tf.compat.v1.Session().as_default() as sess:\n        sess.run(y)\n", True),
+    ("TFM201", "def main():\n    with closing(tf.compat.v1.Session()) as sess:\n        sess.run(y)\n", True),
     # TFM202: one loop or handler that both runs a session and adds ops (Together), calls followed.
     ("TFM202", "sess = tf.compat.v1.Session()\nsess.run(y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
     # ... or a fetch run in a loop or def of a TF1 module, which may build ops from tensors made
     # anywhere (sess.run(-y)).
-    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(-y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef step(x):\n    return sess.run(tf.argmax(y, 1))\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef step(x):\n    return sess.run(fetches=[loss, t[0]])\n", True),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef step(h):\n    return sess.partial_run(h, model.cost())\n", True),
+    ("TFM202", "x = tf.compat.v1.placeholder(tf.float32)\ndef acc():\n    return tf.argmax(y, 1).eval()\n", True),
+    # a fetch of names, an initializer, what is fed (feed_dict, a second positional): nothing built
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef main():\n"
+               "    sess.run([tf.compat.v1.global_variables_initializer(), tf.compat.v1.tables_initializer()])\n"
+               "    for b in batches:\n        sess.run([loss, train_op], feed_dict={x: b[0], k: -1})\n"
+               "    train_op.run(feed_dict={x: b[1]})\n    sess.run(loss, {x: b[0]})\n"
+               "    sess.partial_run(h, [loss], feed_dict={x: f(b)})\n", False),
     ("TFM202", "def fit(strategy):\n    strategy.run(step)\nfor k in range(9):\n    layers.append(tf.keras.layers.Dense(8))\n",
      False),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    y = tf.reduce_mean(x)\n    sess.run(y)\n", True),
@@ -439,6 +462,38 @@ STRUCTURE_CASES = [
                "for x in xs:\n    sess.run(build(x))\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\n@app.route('/p')\ndef serve():\n"
                "    return sess.run(tf.reduce_mean(x))\n", True),
+    # the loop's TF calls must add ops (sessions.op_creating_name): logging, a writer, a checkpoint
+    # lookup do not; a class of the module whose __init__ makes a variable does (calls followed)
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+               "    tf.compat.v1.logging.info('step')\n    w = tf.compat.v1.summary.FileWriter('logs')\n"
+               "    c = tf.train.latest_checkpoint('ckpt')\n    k = tf.keras.layers.Dense(8)\n", False),
+    ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n"
+               "    saver = tf.compat.v1.train.Saver()\n", True),
+    ("TFM202", "class Cell(tf.keras.layers.Layer):\n    def __init__(self):\n        self.w = tf.Variable(1.0)\n"
+               "sess = tf.compat.v1.Session()\nfor x in xs:\n    sess.run(y, {p: x})\n    c = Cell()\n", True),
+    # TFM302: a shuffle buffer that may be the whole dataset: not an integer literal below 10,000.
+    ("TFM302", "ds = tf.data.Dataset.list_files('*.jpg').map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(1000).shuffle(buffer_size=9_999, seed=7).shuffle(-1).shuffle(*a).shuffle()\n", False),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(len(files))\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(10_000)\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(1000, buffer_size=n)\n", True),
+    # TFM304: a pipeline built in a def that may run per input (a method, an entry point, a def a
+    # loop or a handler calls), outside the def's loops; a run's input builder only with a generator.
+    ("TFM304", "def main(x):\n    ds = tf.data.Dataset.from_tensor_slices(x)\nmain(x)\n", False),
+    ("TFM304", "def score(x):\n    return tf.data.Dataset.from_tensors(x)\nfor x in xs:\n    score(x)\n", True),
+    ("TFM304", "def load_dataset(x):\n    return tf.data.Dataset.from_tensor_slices(x)\n"
+               "for x in xs:\n    load_dataset(x)\n", False),
+    ("TFM304", "class S:\n    def __init__(self, x):\n        self.ds = tf.data.Dataset.from_tensor_slices(x)\n"
+               "    def score(self, xs):\n        for x in xs:\n            ds = tf.data.Dataset.from_tensors(x)\n"
+               "        ds = lambda: tf.data.Dataset.from_tensors(xs)\n", False),
+    ("TFM304", "class S:\n    def score(self, x):\n        return tf.data.Dataset.from_tensors(x).batch(1)\n", True),
+    ("TFM304", "class S:\n    def make_dataset(self, x):\n        return tf.data.Dataset.from_tensors(x)\n", False),
+    ("TFM304", "class S:\n    def make_dataset(self, g):\n        return tf.data.Dataset.from_generator(g, tf.int32)\n",
+     True),
+    ("TFM304", "def predict(items):\n    return tf.data.Dataset.from_generator(lambda: items, tf.string)\n", True),
+    ("TFM304", "def f(x):\n    for y in tf.data.Dataset.from_tensors(x):\n        pass\n"
+               "@app.route('/f')\ndef serve():\n    return f(x)\n", True),
     # TFM405/406: fit/evaluate/compile in a loop.
     ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),
@@ -497,6 +552,46 @@ def test_skipped_structure_cases_have_the_trigger():
             assert could_fire(ast.parse("import tensorflow as tf\n" + body), [code]), (code, body)
 
 
+def test_the_gate_reads_the_fetches_of_a_session_run_as_the_facts_do():
+    """TFM202's gate reads a session run's fetches (gate._fetches) on the stdlib tree as
+    sessions.fetches_of reads them on the LibCST tree, for every run, eval and partial_run of the
+    fixtures and of the forms the rule's docs name (fetches_of is asked of those calls only)."""
+    from tf_memlint.facts.sessions import FEED_RUN_METHODS, SESSION_RUN_METHODS, fetches_of
+    def text(node: cst.CSTNode) -> str:
+        return ast.unparse(ast.parse(f"(\n{cst.Module([]).code_for_node(node)}\n)", mode="eval"))
+
+    forms = ("sess.run(y)\nsess.run(fetches=y, feed_dict=f)\nsess.run(feed_dict=f, fetches=[a, b])\n"
+             "op.run()\nop.run(feed_dict=f)\nop.run(session=s, feed_dict=f)\nop.run(f, session=s)\n"
+             "t.eval()\nt.eval(session=s)\nsess.partial_run(h, y)\nsess.partial_run(h)\n"
+             "sess.run(*args)\nsess.run(**kw)\nsess.run(y, **kw)\nsess.other(y)\nrun(y)\n")
+    sources = [forms] + [p.read_text(encoding="utf-8") for p in fixture_files()]
+    compared = 0
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        found = sorted((ast.unparse(call), [ast.unparse(f) for f in gate._fetches(call)])
+                       for call in ast.walk(tree) if type(call) is ast.Call)
+        expected = []
+        for call in _nodes(cst.parse_module(source), cst.Call):
+            runs = isinstance(call.func, cst.Attribute) and call.func.attr.value in SESSION_RUN_METHODS | FEED_RUN_METHODS
+            expected.append((text(call), [text(f) for f in fetches_of(call)] if runs else []))
+        assert found == sorted(expected)
+        compared += sum(1 for _, fetches in found if fetches)
+    assert compared > 40
+
+
+def _nodes(root: cst.CSTNode, kind: type) -> list[cst.CSTNode]:
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            found.append(node)
+        stack.extend(node.children)
+    return found
+
+
 def test_every_tracing_call_makes_a_traced_place():
     """The traced place is built from facts.tracing's constants: each tracing call, each Dataset
     method that traces, each Keras-traced method name."""
@@ -533,6 +628,14 @@ def test_only_the_rules_whose_own_gate_passes_run():
     facts = gate.ModuleFacts(ast.parse(source))
     assert codes_that_can_fire(facts, ["TFM101", "TFM405", "TFM407"]) == ["TFM101"]
     assert codes_that_can_fire(facts, ["TFM405"]) == ["TFM405"]  # one rule: the caller's gate decided
+
+
+def test_places_held_at_once_need_call_nodes():
+    """Inside((place, place), nodes) asks one call to be in every place; a statement node cannot."""
+    with pytest.raises(ValueError):
+        gate.Inside((gate.IN_DEF_OR_LOOP, gate.OUTSIDE_WITH), {"For"})
+    assert str(gate.Inside((gate.IN_DEF_OR_LOOP, gate.OUTSIDE_WITH), {"tensorflow.Session"})) \
+        == f"tensorflow.Session {gate.IN_DEF_OR_LOOP} and {gate.OUTSIDE_WITH}"
 
 
 def test_a_keyword_node_needs_that_keyword_given_true():

@@ -20,7 +20,9 @@ A rule that declares none (``triggers = None``) runs on every module importing T
 Beside its triggers a rule may declare a *structure* (``Rule.structure``): where in the module a
 node must be for the rule to be able to fire, as ``Inside(place, nodes)`` conditions (``a | b``:
 either may hold, ``a & b``: both must), or ``Together(place, (nodes, nodes...))``: a node of each
-group in one and the same loop or repeated def. A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
+group in one and the same loop or repeated def; or ``InCalledDef(nodes, named)``: a node in the
+straight code of a def that may be called again and again, whose name ``named`` accepts (see
+``InCalledDef``). A trigger of TFM101 (``tf.function``, a Keras base class) is in almost every
 TensorFlow-heavy file; a Python loop inside a function TensorFlow may trace is not. The places are
 over-approximations, on the stdlib ast, of what the fact modules decide on the LibCST tree, built
 from the same constants (see ``_Index``):
@@ -47,8 +49,9 @@ and the nodes: ``"For"``, ``"While"``, ``"Global"``, ``"Nonlocal"`` (statements 
 ``".append"`` (a call of that method), a canonical name (a call of it or of a name under it, as
 triggers match, or of a class of the module deriving from it: ``Net()`` for ``keras.Model``), a
 canonical name with a keyword given a literal ``True`` (``"tensorflow.GradientTape(persistent=True)"``,
-a call of that name with that argument), an
-effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
+a call of that name with that argument), a method with a bound on an argument
+(``".shuffle(buffer_size>=10000)"``: a call of that method whose argument of that name, else its
+first positional one, is neither missing nor an integer literal below the bound), an effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
 of a function of another module of the project with that effect, as its table names it,
 project.py; a rule that follows calls passes wherever its structure holds with those calls,
 whatever the module imports or names), ``ITEM_WRITE``
@@ -56,7 +59,11 @@ whatever the module imports or names), ``ITEM_WRITE``
 tf.function, or to an object restored by ``tf.saved_model.load`` / ``hub.load``: TFM104 and TFM107
 judge what is passed), ``NUMPY_ARRAY`` (a call of a
 NumPy function that builds an array), ``NUMPY_NAME`` (TRACED only: a name that may be bound to
-one, used in a function that does not bind it); no nodes: the place exists at all.
+one, used in a function that does not bind it), ``OPS_IN_FETCH`` (a session run whose fetches,
+read as ``sessions.fetches_of`` reads them, hold a call other than an initializer, an operator or
+a subscript: what ``SessionFacts.ops_in_fetch`` may report), ``GRAPH_OP`` (a call of a TF name
+that adds graph ops, ``sessions.op_creating_name``: ``SessionFacts.creates_graph_ops`` for a
+resolved name; a def of the module that adds them is found where its place follows calls); no nodes: the place exists at all.
 
 The tests are, cheapest first: ``may_import_tf`` and ``may_have_trigger`` on the bytes, then
 ``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin):
@@ -68,14 +75,17 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
+from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.data_shapes import IMPORTED_RESTORED_LOADERS, RESTORED_LOADERS
 from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
+from tf_memlint.facts.sessions import (FEED_RUN_METHODS, OP_NAMESPACE, SESSION_RUN_METHODS, is_initializer,
+                                      op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -104,7 +114,8 @@ class ModuleFacts:
     """What the gate reads from a stdlib ast tree: import aliases, attribute names, TF names, and
     where things are (``holds``)."""
 
-    __slots__ = ("aliases", "tree", "project", "notebook", "_attrs", "_attribute_nodes", "_identifiers", "_identifier_text",
+    __slots__ = ("aliases", "tree", "project", "notebook", "every_node", "_attrs", "_attribute_nodes", "_identifiers",
+                 "_identifier_text",
                  "_index", "_qualified_attributes", "_names", "_occurs", "_qualified")
 
     def __init__(self, tree: ast.AST, project: dict[str, Any] | None = None, notebook: bool = False) -> None:
@@ -118,6 +129,7 @@ class ModuleFacts:
         self._identifiers: set[str] = set()
         self._identifier_text: str | None = None
         self._attribute_nodes: list[ast.Attribute] = []
+        self.every_node: list[ast.AST] = []  # the tree's nodes, walked once (_walk)
         self._index: _Index | None = None
         # Asked once per enabled rule (codes_that_can_fire): kept across the rules' questions.
         self._qualified_attributes: dict[str, list] | None = None  # attribute name -> nodes, then names
@@ -170,7 +182,8 @@ class ModuleFacts:
         index = self._index = _Index(self)
         buckets = index.buckets
         attribute, name = ast.Attribute, ast.Name
-        for node in ast_nodes(self.tree):
+        self.every_node = ast_nodes(self.tree)
+        for node in self.every_node:
             kind = type(node)
             if kind is attribute:
                 attrs.add(node.attr)
@@ -275,9 +288,10 @@ class ModuleFacts:
             nodes = by_attribute[last] = [name for name in map(self.qualified, nodes) if name is not None]
         return nodes
 
-    def holds(self, inside: Inside | Together) -> bool:
+    def holds(self, inside: Inside | Together | InCalledDef) -> bool:
         """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring);
-        for ``Together``, a node of each group in one and the same place."""
+        for ``Together``, a node of each group in one and the same place; for ``InCalledDef``, in
+        the straight code of such a def."""
         if self._attrs is None:
             self._walk()
         return self._index.holds(inside)  # type: ignore[union-attr]
@@ -292,10 +306,12 @@ ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
 NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
+OPS_IN_FETCH = "a session run whose fetches may build an op"
+GRAPH_OP = "a call of a TF name that adds graph ops"
 # Packages that load TensorFlow models without the module naming TensorFlow itself: a module
 # importing only these can still load a model per call (TFM408).
 MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
-_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME})
+_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP})
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -303,6 +319,15 @@ _KINDS = {"For": (ast.For, ast.AsyncFor), "While": (ast.While,), "Global": (ast.
           "Nonlocal": (ast.Nonlocal,)}
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+                              ast.GeneratorExp)
+_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE})  # the nodes a matcher passes that are not calls
+
+
+def _calls_only(nodes: frozenset[str]) -> bool:
+    """Only a call can pass the node test of ``nodes`` (``_Index._new_matcher``; NUMPY_NAME is
+    decided apart, ``_captures``); no nodes: any node."""
+    return bool(nodes) and nodes.isdisjoint(_NON_CALL_NODES)
 
 
 class _Structure:
@@ -317,19 +342,24 @@ class _Structure:
 
 @dataclasses.dataclass(frozen=True)
 class Inside(_Structure):
-    """A rule's structure: a node of ``nodes`` in ``place``; no nodes: the place exists at all."""
+    """A rule's structure: a node of ``nodes`` in ``place``; no nodes: the place exists at all.
+    A tuple of places: a node in all of them at once (calls only: ``(IN_DEF_OR_LOOP,
+    OUTSIDE_WITH)``, a call in a def that is not a ``with`` item)."""
 
-    place: str
+    place: str | tuple[str, ...]
     nodes: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", frozenset(self.nodes))
+        if type(self.place) is tuple and not _calls_only(self.nodes):
+            raise ValueError("Inside: places held at once need nodes that are calls")
 
     def holds(self, facts: ModuleFacts) -> bool:
         return facts.holds(self)
 
     def __str__(self) -> str:
-        return f"{' | '.join(sorted(self.nodes)) or 'code'} {self.place}"
+        place = " and ".join(self.place) if type(self.place) is tuple else self.place
+        return f"{' | '.join(sorted(self.nodes)) or 'code'} {place}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -352,6 +382,28 @@ class Together(_Structure):
 
     def __str__(self) -> str:
         return " and ".join(" | ".join(sorted(group)) for group in self.groups) + f", together {self.place}"
+
+
+@dataclasses.dataclass(frozen=True)
+class InCalledDef(_Structure):
+    """A node of ``nodes`` in the straight code of a def whose name ``named`` accepts and that may
+    be called again and again (CallerFacts.repetition_of_def, and the command's method index):
+    a method of a class (another module of the project may call it per input), a def named as
+    an entry point (facts/callers.py ``ENTRY_POINTS``, ``__call__``), or a def the REPEATED
+    place runs. Straight code: not in a nested def or lambda (their own), nor in the body of one
+    of the def's loops (``context.loops_running``: what runs per iteration is a loop's)."""
+
+    nodes: frozenset[str]
+    named: Callable[[str], bool]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", frozenset(self.nodes))
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return facts.holds(self)
+
+    def __str__(self) -> str:
+        return f"{' | '.join(sorted(self.nodes))} in a def that may be called again and again"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -406,45 +458,93 @@ class _Index:
             ast.DictComp: self.comprehensions, ast.GeneratorExp: self.comprehensions}
         self._holds: dict[Inside | Together, bool] = {}
         self._tf_function_names: set[str] | None = None
-        self._def_names: set[str] | None = None
+        self._trainers: set[str] | None = None
+        self._numpy_bound: set[str] | None = None
+        self._with_items: set[int] | None = None
+        self._calls_by: tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]] | None = None
         self._callee_table: dict[str, list[ast.AST]] | None = None
         self._repeated: list[ast.AST] | None = None
         self._matchers: dict[frozenset[str], Any] = {}
         self._regions: dict[Any, list[ast.AST]] = {}
+        self._region_calls: dict[Any, set[int]] = {}
+        self._passing: dict[frozenset[str], list[ast.Call]] = {}  # node test -> the calls that pass it
+        self._candidates: dict[frozenset[str], Callable[[], list[ast.AST]]] = {}  # node test -> its calls' finder
+        self._straight: set[int] | None = None
         self._place_roots: dict[str, list[ast.AST]] = {}
 
-    def holds(self, inside: Inside | Together) -> bool:
+    def holds(self, inside: Inside | Together | InCalledDef) -> bool:
         found = self._holds.get(inside)
         if found is None and type(inside) is Together:
             found = self._holds[inside] = self._together(inside)
+        if found is None and type(inside) is InCalledDef:
+            found = self._holds[inside] = self._in_called_def(inside)
         if found is None:
-            match = self._matcher(inside.nodes)
             place = inside.place
-            region = self._region
-            if place == ANYWHERE:
-                calls_only = inside.nodes and inside.nodes.isdisjoint({*_KINDS, ITEM_WRITE, NUMPY_NAME})
-                found = any(map(match, self.calls if calls_only else region(ANYWHERE, lambda: [self.facts.tree], True)))
-            elif place == OUTSIDE_WITH:  # calls only
-                items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
-                found = any(match(call) for call in self.calls if id(call) not in items)
-            elif place == LOOP:
-                found = any(map(match, region(LOOP, lambda: self.loops)))
-            elif place == IN_DEF_OR_LOOP:
-                found = any(map(match, region(IN_DEF_OR_LOOP, lambda: self.defs + self.loops + self.comprehensions, True)))
-            elif place == MODEL_METHOD:
-                found = any(map(match, region(MODEL_METHOD, self._model_methods)))
-            elif place == NOTEBOOK:
-                found = self.facts.notebook and any(map(match, region(ANYWHERE, lambda: [self.facts.tree], True)))
-            elif place == TRAINING_LOOP:
-                found = any(map(match, region(TRAINING_LOOP, self._training_loops)))
-            elif place == REPEATED:
-                found = any(map(match, region(REPEATED, lambda: self.loops + self._repeated_defs(), follow_calls=True)))
+            if _calls_only(inside.nodes):
+                found = self._call_in_place(inside.nodes, place)
             else:
+                match = self._matcher(inside.nodes)
+                region = self._region
+                if place == ANYWHERE or place == NOTEBOOK:
+                    found = (place == ANYWHERE or self.facts.notebook) and any(map(match, self.facts.every_node))
+                elif place == LOOP:
+                    found = any(map(match, region(LOOP, lambda: self.loops)))
+                elif place == IN_DEF_OR_LOOP:
+                    found = any(map(match, self._in_def_or_loop()))
+                elif place == MODEL_METHOD:
+                    found = any(map(match, region(MODEL_METHOD, self._model_methods)))
+                elif place == TRAINING_LOOP:
+                    found = any(map(match, region(TRAINING_LOOP, self._training_loops)))
+                elif place == REPEATED:
+                    found = any(map(match, region(REPEATED, self._repeated_roots, follow_calls=True)))
+                elif place == OUTSIDE_WITH:
+                    found = False  # calls only
+                else:
+                    found = any(map(match, region(place, lambda: self._roots(place), True)))
+            if not found and NUMPY_NAME in inside.nodes and place in (TRACED, MAPPED):
                 roots = self._roots(place)
-                found = any(map(match, region(place, lambda: roots, True))) or (
-                    NUMPY_NAME in inside.nodes and bool(roots) and self._captures(roots, self._numpy_names()))
+                found = bool(roots) and bool(self._numpy_names()) and self._captures(roots, self._numpy_names())
             self._holds[inside] = found
         return found
+
+    def _call_in_place(self, nodes: frozenset[str], place: str) -> bool:
+        """For a node test only a call passes: the module's calls that pass it, found first (most
+        modules have none, and then no place is searched), then whether one is in ``place``."""
+        passing = self._passing.get(nodes)
+        if passing is None:
+            match = self._matcher(nodes)
+            passing = self._passing[nodes] = [call for call in self._candidates[nodes]() if match(call)]
+        if not passing:
+            return False
+        if type(place) is not tuple:
+            return self._holds_call_in(place, passing)
+        return any(all(self._holds_call_in(one, [call]) for one in place) for call in passing)
+
+    def _holds_call_in(self, place: str, calls: list[ast.AST]) -> bool:
+        """One of ``calls`` is in ``place``."""
+        if place == ANYWHERE:
+            return True
+        if place == NOTEBOOK:
+            return self.facts.notebook
+        if place == OUTSIDE_WITH:
+            if self._with_items is None:
+                self._with_items = {id(item.context_expr) for node in self.withs for item in node.items}  # type: ignore[attr-defined]
+            return any(id(call) not in self._with_items for call in calls)
+        if place == IN_DEF_OR_LOOP:
+            straight = self._straight_module_code()
+            return any(id(call) not in straight for call in calls)
+        ids = self._call_ids
+        if place == LOOP:
+            region = ids(LOOP, lambda: self.loops)
+        elif place == MODEL_METHOD:
+            region = ids(MODEL_METHOD, self._model_methods)
+        elif place == TRAINING_LOOP:
+            region = ids(TRAINING_LOOP, self._training_loops)
+        elif place == REPEATED:
+            region = ids(REPEATED, self._repeated_roots, follow_calls=True)
+        else:
+            region = ids(place, lambda: self._roots(place), True)
+        return any(id(call) in region for call in calls)
 
     def _together(self, together: Together) -> bool:
         """Some root of the place (a loop; or a def that runs per event) holds a node of every
@@ -453,9 +553,40 @@ class _Index:
             return False  # each group must at least be somewhere in the place
         repeated = together.place == REPEATED
         roots = self.loops + self._repeated_defs() if repeated else self.loops
-        matches = [self._matcher(group) for group in together.groups]
-        return any(all(any(map(match, self._region((id(root), repeated), lambda: [root], follow_calls=repeated)))
-                       for match in matches) for root in roots)
+
+        def in_root(group: frozenset[str], root: ast.AST) -> bool:
+            key = (id(root), repeated)
+            if _calls_only(group):  # the calls that pass, found by holds above
+                region = self._call_ids(key, lambda: [root], follow_calls=repeated)
+                return any(id(call) in region for call in self._passing[group])
+            return any(map(self._matcher(group), self._region(key, lambda: [root], follow_calls=repeated)))
+        return any(all(in_root(group, root) for group in together.groups) for root in roots)
+
+    def _in_called_def(self, structure: InCalledDef) -> bool:
+        match = self._matcher(structure.nodes)
+        named = structure.named
+        candidates = [d for d in self.defs if named(d.name)]
+        if not candidates:
+            return False
+        methods = {id(d) for cls in self.classes for d in cls.body if isinstance(d, _DEFS)}
+        repeated: set[int] | None = None
+        for definition in candidates:
+            name = definition.name
+            if not (id(definition) in methods or name == "__call__" or name.lstrip("_") in ENTRY_POINTS):
+                if repeated is None:
+                    repeated = {id(n) for n in self._repeated_region() if isinstance(n, _DEFS)}
+                if id(definition) not in repeated:
+                    continue
+            if any(map(match, _straight_nodes(definition))):
+                return True
+        return False
+
+    def _repeated_roots(self) -> list[ast.AST]:
+        return self.loops + self._repeated_defs()
+
+    def _repeated_region(self) -> list[ast.AST]:
+        """The REPEATED place: its loops and event defs, and the defs their calls may run."""
+        return self._region(REPEATED, self._repeated_roots, follow_calls=True)
 
     def _region(self, key: Any, roots, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
         """The nodes of a place, found once (``_reach``) for every node test asked of it;
@@ -463,6 +594,33 @@ class _Index:
         found = self._regions.get(key)
         if found is None:
             found = self._regions[key] = self._reach(roots(), into_functions, follow_calls)
+        return found
+
+    def _call_ids(self, key: Any, roots, into_functions: bool = False, follow_calls: bool = False) -> set[int]:
+        """The calls of a place (``_region``), as ids, for a node test only a call can pass."""
+        found = self._region_calls.get(key)
+        if found is None:
+            found = self._region_calls[key] = {id(node) for node in self._region(key, roots, into_functions, follow_calls)
+                                               if type(node) is ast.Call}
+        return found
+
+    def _straight_module_code(self) -> set[int]:
+        """The ids of the nodes of the module's straight code: outside every def, loop and
+        comprehension (module level, class bodies). IN_DEF_OR_LOOP is every other node."""
+        if self._straight is None:
+            straight = self._straight = set()
+            stack: list[ast.AST] = [self.facts.tree]
+            while stack:
+                node = stack.pop()
+                straight.add(id(node))
+                stack.extend(child for child in ast_children(node) if not isinstance(child, _DEF_LOOP_OR_COMPREHENSION))
+        return self._straight
+
+    def _in_def_or_loop(self) -> list[ast.AST]:
+        found = self._regions.get(IN_DEF_OR_LOOP)
+        if found is None:
+            straight = self._straight_module_code()
+            found = self._regions[IN_DEF_OR_LOOP] = [node for node in self.facts.every_node if id(node) not in straight]
         return found
 
     def _model_methods(self) -> list[ast.AST]:
@@ -491,14 +649,17 @@ class _Index:
         if not nodes:
             return lambda node: True
         kinds = tuple(cls for n in nodes for cls in _KINDS.get(n, ()))
-        methods = {n[1:] for n in nodes if n.startswith(".")}
+        methods = {n[1:] for n in nodes if n.startswith(".") and "(" not in n}
         names = {n for n in nodes if n[0] not in ".~" and "(" not in n and n not in _KINDS and n not in _SPECIAL
                  and n not in EFFECTS}
         flagged = [(name, keyword) for name, keyword in (_keyword_true(n) for n in nodes) if name]
+        sized = [found.groups() for found in map(_AT_LEAST.fullmatch, nodes) if found]
         # "~hub" as the triggers read it: a callee whose written or qualified name contains the text
         texts = tuple(n[1:] for n in nodes if n[0] == "~")
         item_write = ITEM_WRITE in nodes
         numpy = NUMPY_ARRAY in nodes
+        fetch_ops = OPS_IN_FETCH in nodes
+        graph_op = GRAPH_OP in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
         qualified = self.facts.qualified
         effects = nodes & EFFECTS
@@ -529,7 +690,15 @@ class _Index:
                     return True
                 if callee in bound and (node.args or node.keywords):  # f(x), self.f(x)
                     return True
+                if fetch_ops and self._builds_in_fetch(node):
+                    return True
+                if graph_op and op_creating_name(qualified(func) or ""):
+                    return True
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
+                    return True
+                if sized and type(func) is ast.Attribute and any(
+                        callee == method and not _small_literal(_argument(node, keyword), int(bound))
+                        for method, keyword, bound in sized):
                     return True
                 if texts and any(text in spelled for spelled in (ast_dotted_name(func) or "", qualified(func) or "")
                                  for text in texts):
@@ -546,7 +715,43 @@ class _Index:
                     if type(node.target) is ast.Subscript:  # type: ignore[attr-defined]
                         return True
             return bool(kinds) and isinstance(node, kinds)
+
+        def candidates() -> list[ast.AST]:
+            """The calls ``match`` may pass, from the module's call index (then tested); every
+            call where a text, an effect or NumPy is asked."""
+            if texts or written or numpy:
+                return self.calls
+            by_callee, by_prefix = self._call_index()
+            found: list[ast.AST] = []
+            for callee in methods | {method for method, _, _ in sized} | (_RUN_METHODS if fetch_ops else set()) \
+                    | bound | derived:
+                found.extend(by_callee.get(callee, ()))
+            for name in names | {name for name, _ in flagged} | ({OP_NAMESPACE} if graph_op else set()):
+                found.extend(by_prefix.get(name, ()))
+            return found
+        self._candidates[nodes] = candidates
         return match
+
+    def _call_index(self) -> tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]]:
+        """The module's calls by callee (``f`` of ``f()`` and ``x.f()``) and by every dotted prefix
+        of their resolved name (``qualified``): what a node test's calls are found from."""
+        if self._calls_by is None:
+            by_callee: dict[str, list[ast.Call]] = {}
+            by_prefix: dict[str, list[ast.Call]] = {}
+            qualified = self.facts.qualified
+            for call in self.calls:
+                func = call.func
+                kind = type(func)
+                if kind is ast.Attribute:
+                    by_callee.setdefault(func.attr, []).append(call)  # type: ignore[attr-defined]
+                elif kind is ast.Name:
+                    by_callee.setdefault(func.id, []).append(call)  # type: ignore[attr-defined]
+                name = qualified(func)
+                while name:
+                    by_prefix.setdefault(name, []).append(call)
+                    name = name.rpartition(".")[0]
+            self._calls_by = (by_callee, by_prefix)
+        return self._calls_by
 
     def _reach(self, roots: list, into_functions: bool = False, follow_calls: bool = False) -> list[ast.AST]:
         """The nodes under ``roots`` (each once); nested defs and lambdas only with
@@ -587,6 +792,21 @@ class _Index:
             return False
         return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
 
+    def _builds_in_fetch(self, call: ast.Call) -> bool:
+        """A session run (``sess.run``, ``t.eval()``...) with, anywhere in its fetches, a call
+        other than an initializer, an operator or a subscript: what SessionFacts.ops_in_fetch may
+        find there (it looks only through containers; it reports no initializer)."""
+        qualified = self.facts.qualified
+        for fetch in _fetches(call):
+            for node in ast_nodes(fetch):
+                kind = type(node)
+                if kind is ast.Call:
+                    if not is_initializer(qualified(node.func)):  # type: ignore[attr-defined]
+                        return True
+                elif kind is ast.BinOp or kind is ast.UnaryOp or kind is ast.Subscript:
+                    return True
+        return False
+
     def _captures(self, roots: list, names: set[str]) -> bool:
         """A function under ``roots`` (nested ones too) uses a name of ``names`` that it does not
         bind itself (TFM106's capture: ``context.binding`` finds it in an outer scope). Bound:
@@ -605,14 +825,19 @@ class _Index:
             used = list(_own_nodes(function))
             bound.difference_update(name for n in used if type(n) is ast.Global for name in n.names)  # type: ignore[attr-defined]
             outer = names - bound
-            if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used):
+            if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used if type(n) in _IDENTIFIER_KINDS):
                 return True
         return False
 
     def _numpy_names(self) -> set[str]:
         """Names an assignment may bind to a NumPy array (ArrayFacts.is_ndarray follows a name
-        to its value): a value holding a NumPy array call, or such a name."""
+        to its value): a value holding a NumPy array call, or such a name. Found once."""
+        if self._numpy_bound is not None:
+            return self._numpy_bound
         found: set[str] = set()
+        self._numpy_bound = found
+        if not self.holds(Inside(ANYWHERE, frozenset({NUMPY_ARRAY}))):
+            return found  # no NumPy array is made in the module: no name holds one
         candidates = []
         for node in self.assigns:
             value = getattr(node, "value", None)
@@ -631,20 +856,42 @@ class _Index:
                     changed = True
         return found
 
-    def _training_call(self, node: ast.AST) -> bool:
-        """A call that may take an optimisation step (KerasFacts.is_training_call)."""
+    def _training_call(self, node: ast.AST, trainers: set[str] | None = None) -> bool:
+        """A call that may take an optimisation step (KerasFacts.is_training_call): a training
+        method, a ``train_step``, a call of a def of the module that takes one, or
+        ``strategy.run`` given such a def (``trainers``: their names, ``_training_defs``)."""
         if type(node) is not ast.Call:
             return False
+        if trainers is None:
+            trainers = self._training_defs()
         func = node.func  # type: ignore[attr-defined]
         if type(func) is ast.Attribute:
             method = func.attr
-            return method in TRAINING_STEP_METHODS or method in (MINIMIZE, DISTRIBUTED_RUN) \
-                or TRAIN_STEP_WORD in method
-        if type(func) is ast.Name:
-            if self._def_names is None:
-                self._def_names = {d.name for d in self.defs}
-            return TRAIN_STEP_WORD in func.id or func.id in self._def_names
-        return False
+            if method in TRAINING_STEP_METHODS or method == MINIMIZE or TRAIN_STEP_WORD in method:
+                return True
+            if method != DISTRIBUTED_RUN:
+                return False
+            given = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
+            return any(type(value) is ast.Name and value.id in trainers  # the rule reads the first one
+                       for value in (v.value if type(v) is ast.Starred else v for v in given))
+        return type(func) is ast.Name and (TRAIN_STEP_WORD in func.id or func.id in trainers)
+
+    def _training_defs(self) -> set[str]:
+        """Names of the module's defs that take an optimisation step, themselves or through the
+        defs they call (KerasFacts._is_training_function follows two levels; this, every level)."""
+        if self._trainers is None:
+            calls = {id(d): [n for n in ast_nodes(d) if type(n) is ast.Call] for d in self.defs}
+            trainers: set[str] = set()
+            changed = True
+            while changed:
+                changed = False
+                for definition in self.defs:
+                    if definition.name not in trainers and any(
+                            self._training_call(call, trainers) for call in calls[id(definition)]):
+                        trainers.add(definition.name)
+                        changed = True
+            self._trainers = trainers
+        return self._trainers
 
     def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """``@tf.function`` / ``@tf.function(...)`` (tracing.tf_function_decorator)."""
@@ -779,6 +1026,28 @@ def _restores(func: ast.AST, qualified, aliases: dict[str, str]) -> bool:
     return module is not None and (f"{module}.{rest}" if rest else module) in IMPORTED_RESTORED_LOADERS
 
 
+_RUN_METHODS = SESSION_RUN_METHODS | FEED_RUN_METHODS
+
+
+def _fetches(run: ast.Call) -> list[ast.expr]:
+    """What a session run call evaluates, as sessions.fetches_of reads it on the LibCST tree:
+    ``sess.run(fetches, ...)`` (``fetches=``), ``sess.partial_run(handle, fetches)``, the
+    receiver of ``t.eval(...)`` / ``op.run(...)``; nothing for another call."""
+    func = run.func
+    if type(func) is not ast.Attribute or func.attr not in _RUN_METHODS:
+        return []
+    method = func.attr
+    if method == "eval" or (method == "run" and not run.args
+                            and all(k.arg in ("feed_dict", "session") for k in run.keywords)):
+        return [func.value]
+    keyword = next((k.value for k in run.keywords if k.arg == "fetches"), None)
+    if keyword is not None:
+        return [keyword]
+    positional = [a for a in run.args if type(a) is not ast.Starred]
+    index = 1 if method == "partial_run" else 0
+    return [positional[index]] if len(positional) > index else []
+
+
 def _own_nodes(function: ast.AST, *skipped: type):
     """The nodes of ``function`` (decorators and defaults included), not those of the defs and
     lambdas nested in it, nor of ``skipped`` kinds."""
@@ -786,8 +1055,26 @@ def _own_nodes(function: ast.AST, *skipped: type):
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(child for child in ast.iter_child_nodes(node)
-                     if not isinstance(child, (*_FUNCTIONS, *skipped)))
+        stack.extend(child for child in ast_children(node) if not isinstance(child, (*_FUNCTIONS, *skipped)))
+
+
+_BODIES_ELSEWHERE = (*_FUNCTIONS, ast.For, ast.AsyncFor, ast.While)
+
+
+def _straight_nodes(definition: ast.FunctionDef | ast.AsyncFunctionDef):
+    """The nodes that run in a def's own frame outside the bodies of its loops (their headers and
+    ``else`` included): not the bodies of nested defs and lambdas (their decorators and defaults
+    run here)."""
+    stack: list[ast.AST] = list(definition.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        children = ast.iter_child_nodes(node)
+        if isinstance(node, _BODIES_ELSEWHERE):
+            body = node.body  # type: ignore[attr-defined]
+            skipped = {id(statement) for statement in body} if type(body) is list else {id(body)}
+            children = (child for child in children if id(child) not in skipped)
+        stack.extend(children)
 
 
 _KEYWORD_TRUE = re.compile(r"([\w.]+)\((\w+)=True\)")
@@ -799,15 +1086,47 @@ def _keyword_true(node: str) -> tuple[str, str] | tuple[None, None]:
     return (found[1], found[2]) if found else (None, None)
 
 
+_AT_LEAST = re.compile(r"\.(\w+)\((\w+)>=(\d+)\)")
+
+
+def _argument(call: ast.Call, keyword: str) -> ast.expr | None:
+    """The argument named ``keyword``, else the first positional one, as syntax.argument(call, 0,
+    keyword) reads it on the LibCST tree: None after a ``*args`` or a ``**kwargs``."""
+    for given in call.keywords:
+        if given.arg == keyword:
+            return given.value
+    if any(type(arg) is ast.Starred for arg in call.args) or any(given.arg is None for given in call.keywords):
+        return None
+    return call.args[0] if call.args else None
+
+
+def _small_literal(value: ast.expr | None, bound: int) -> bool:
+    """No argument, or an integer literal (syntax.int_literal: ``4096``, ``-1``) below ``bound``."""
+    if value is None:
+        return True
+    if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
+        value = value.operand
+        sign = -1
+    else:
+        sign = 1
+    return type(value) is ast.Constant and type(value.value) is int and sign * value.value < bound
+
+
 def _gives_true(call: ast.Call, keyword: str) -> bool:
     return any(k.arg == keyword and type(k.value) is ast.Constant and k.value.value is True for k in call.keywords)
+
+
+_IDENTIFIER_FIELDS = ("id", "name", "names", "asname", "rest")
+# The node kinds _identifiers reads anything from (the others hold no identifier field).
+_IDENTIFIER_KINDS = frozenset(kind for kind in vars(ast).values() if isinstance(kind, type)
+                              and issubclass(kind, ast.AST) and set(kind._fields) & set(_IDENTIFIER_FIELDS))
 
 
 def _identifiers(node: ast.AST):
     """The identifiers of ``node`` LibCST holds as ``Name`` nodes and a rule may resolve (``x``,
     ``global x``, the name of a def or class, ``except E as x``, an import; not a parameter:
     bound where it is)."""
-    for field in ("id", "name", "names", "asname", "rest"):
+    for field in _IDENTIFIER_FIELDS:
         value = getattr(node, field, None)
         if type(value) is str:
             yield from value.split(".")

@@ -7,10 +7,10 @@ import libcst as cst
 from tf_memlint.evidence import COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, repetition_of_loops
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
-from tf_memlint.facts.sessions import (OP_NAMESPACE, OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES, SESSION_RUN_TRIGGERS,
+from tf_memlint.facts.sessions import (OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES, SESSION_RUN_TRIGGERS,
                                       TF1_GRAPH_CALLS, is_initializer)
 from tf_memlint.facts.events import REQUEST
-from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, REPEATED, Inside, Together
+from tf_memlint.gate import ANYWHERE, GRAPH_OP, IN_DEF_OR_LOOP, OPS_IN_FETCH, REPEATED, Inside, Together
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of
 
@@ -49,10 +49,10 @@ class GraphGrowthInSessionLoop(Rule):
     # a TF call, an optimizer's graph method, or, in the command, another module's function doing
     # either. Every path of the rule reports a loop or handler that does both (_runs_session).
     structure = Together(REPEATED, (SESSION_RUN_TRIGGERS | {RUNS_SESSION},
-                                    {OP_NAMESPACE, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS})) | (
-        # a fetch that builds ops, in a function its callers may run again and again (_ops_in_fetch),
+                                    {GRAPH_OP, OPS} | {"." + method for method in OPTIMIZER_GRAPH_METHODS})) | (
+        # a fetch that builds ops, in a function its callers may run again and again (_in_fetch),
         # in a module that builds a TF1 graph or gets a session
-        Inside(IN_DEF_OR_LOOP, SESSION_RUN_TRIGGERS) & Inside(ANYWHERE, TF1_GRAPH_CALLS | SESSION_FACTORIES))
+        Inside(IN_DEF_OR_LOOP, {OPS_IN_FETCH}) & Inside(ANYWHERE, TF1_GRAPH_CALLS | SESSION_FACTORIES))
     options = {
         "session_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),

@@ -11,7 +11,7 @@ import libcst as cst
 from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, UNKNOWN, Repetition, evidence_at
 from tf_memlint.facts.callers import ENTRY_POINTS, CallerFacts
 from tf_memlint.facts.repetition import first_time
-from tf_memlint.gate import IN_DEF_OR_LOOP, Inside
+from tf_memlint.gate import InCalledDef
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of
 
@@ -58,7 +58,10 @@ class DatasetBuiltPerCall(Rule):
     name = "dataset-built-per-call"
     summary = "tf.data.Dataset.from_generator/from_tensor_slices built in a function that runs per input"
     triggers = DATASET_SOURCES
-    structure = Inside(IN_DEF_OR_LOOP, DATASET_SOURCES)  # the pipeline itself is built in a def or a loop
+    # the pipeline is built in a def (not __init__, not in its loops) that may run per input; a
+    # def named as a run's input builder only with from_generator, which the project may call per input
+    structure = InCalledDef(DATASET_SOURCES, lambda name: name != "__init__" and not _builds_run_input(name)) \
+        | InCalledDef({s for s in DATASET_SOURCES if s.endswith(".from_generator")}, lambda name: name != "__init__")
     reaches_across_modules = True  # its reach path: _entry_point_caller (the project's method index)
 
     def __init__(self, context, settings) -> None:
