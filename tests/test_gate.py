@@ -478,6 +478,10 @@ STRUCTURE_CASES = [
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(10_000)\n", True),
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
                "ds = ds.shuffle(1000, buffer_size=n)\n", True),
+    # Python's and NumPy's shuffles reorder a list or an array in place: never a dataset's buffer.
+    ("TFM302", "import random\nimport numpy as np\n"
+               "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "random.shuffle(files)\nnp.random.shuffle(files)\n", False),
     # TFM304: a pipeline built in a def that may run per input (a method, an entry point, a def a
     # loop or a handler calls), outside the def's loops; a run's input builder only with a generator.
     ("TFM304", "def main(x):\n    ds = tf.data.Dataset.from_tensor_slices(x)\nmain(x)\n", False),

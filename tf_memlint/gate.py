@@ -698,7 +698,7 @@ class _Index:
                     return True
                 if sized and type(func) is ast.Attribute and any(
                         callee == method and not _small_literal(_argument(node, keyword), int(bound))
-                        for method, keyword, bound in sized):
+                        for method, keyword, bound in sized) and self.facts.imported(func.value) not in _RANDOM_MODULES:
                     return True
                 if texts and any(text in spelled for spelled in (ast_dotted_name(func) or "", qualified(func) or "")
                                  for text in texts):
@@ -1087,6 +1087,8 @@ def _keyword_true(node: str) -> tuple[str, str] | tuple[None, None]:
 
 
 _AT_LEAST = re.compile(r"\.(\w+)\((\w+)>=(\d+)\)")
+# random.shuffle(x), np.random.shuffle(x): a list or an array shuffled in place, never a dataset.
+_RANDOM_MODULES = frozenset({"random", "numpy.random"})
 
 
 def _argument(call: ast.Call, keyword: str) -> ast.expr | None:
