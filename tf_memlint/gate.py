@@ -324,6 +324,22 @@ _DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.List
 _NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE})  # the nodes a matcher passes that are not calls
 
 
+def _closure(nodes: list, admits: Callable[[Any, set[str]], bool]) -> set[str]:
+    """The names of ``nodes`` (defs or classes) that ``admits(node, found)`` accepts, where
+    ``found`` holds the names admitted so far, taken again until no more are: the fixed point of
+    a fact that spreads through the module (a def that calls a training def, a class deriving
+    from a model class)."""
+    found: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in nodes:
+            if node.name not in found and admits(node, found):
+                found.add(node.name)
+                changed = True
+    return found
+
+
 def _calls_only(nodes: frozenset[str]) -> bool:
     """Only a call can pass the node test of ``nodes`` (``_Index._new_matcher``; NUMPY_NAME is
     decided apart, ``_captures``); no nodes: any node."""
@@ -881,16 +897,8 @@ class _Index:
         defs they call (KerasFacts._is_training_function follows two levels; this, every level)."""
         if self._trainers is None:
             calls = {id(d): [n for n in ast_nodes(d) if type(n) is ast.Call] for d in self.defs}
-            trainers: set[str] = set()
-            changed = True
-            while changed:
-                changed = False
-                for definition in self.defs:
-                    if definition.name not in trainers and any(
-                            self._training_call(call, trainers) for call in calls[id(definition)]):
-                        trainers.add(definition.name)
-                        changed = True
-            self._trainers = trainers
+            self._trainers = _closure(self.defs, lambda definition, trainers: any(
+                self._training_call(call, trainers) for call in calls[id(definition)]))
         return self._trainers
 
     def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -949,16 +957,8 @@ class _Index:
     def _subclasses(self, base_matches) -> set[str]:
         """Classes deriving from a class ``base_matches`` accepts, directly or through a class of
         the module (context.subclasses_of: the same fixed point)."""
-        found: set[str] = set()
-        changed = True
-        while changed:
-            changed = False
-            for cls in self.classes:
-                if cls.name not in found and any(
-                        (type(base) is ast.Name and base.id in found) or base_matches(base) for base in cls.bases):
-                    found.add(cls.name)
-                    changed = True
-        return found
+        return _closure(self.classes, lambda cls, found: any(
+            (type(base) is ast.Name and base.id in found) or base_matches(base) for base in cls.bases))
 
     def _mapped_roots(self) -> list[ast.AST]:
         """Functions tf.map_fn or a ``.map`` may run per element (tracing.is_mapped): lambdas and

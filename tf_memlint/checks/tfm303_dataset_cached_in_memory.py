@@ -69,11 +69,12 @@ class DatasetCachedInMemory(Rule):
             method in ("map", "interleave", "flat_map") and call.args
             and facts.decodes(call.args[0].value, prefixes=READING_PREFIXES) for method, call in stages)
         if decoded:
+            sharded = source in SHARDED_SOURCES
             shown = code_of(func.value)
             self.report(func.attr, f"{shown if len(shown) < 30 else 'the dataset'}.cache() keeps every element "
                                    f"read from files in RAM for as long as the dataset lives: memory grows with "
                                    f"the dataset, not the batch; cache to a file (cache(path)) unless the whole "
                                    f"set is known to fit",
-                        **({"once_confidence": "high", "repetition": Repetition(
-                            ONCE, basis=f"{source.rsplit('.', 1)[-1]} shards: a format for data too large "
-                                        f"for a folder of files")} if source in SHARDED_SOURCES else {}))
+                        once_confidence="high" if sharded else None,
+                        repetition=Repetition(ONCE, basis=f"{source.rsplit('.', 1)[-1]} shards: a format for data "
+                                                          f"too large for a folder of files") if sharded else None)

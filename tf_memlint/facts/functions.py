@@ -237,12 +237,12 @@ class FunctionFacts:
             return False
         return any(keras.is_model_build(v) for v in values)
 
-    def passed_to_constructor(self, owner: cst.ClassDef, value: cst.BaseExpression, _depth: int = 0) -> bool:
+    def passed_to_constructor(self, owner: cst.ClassDef, value: cst.BaseExpression) -> bool:
         """``value`` (what ``__init__`` stores on ``self``) is a parameter of ``owner``'s
         ``__init__`` that a construction in this module is given a Keras model for:
         ``Agent(load_model(path))`` with ``self.model = model``."""
         init = self.methods.get((owner.name.value, "__init__"))
-        if not isinstance(value, cst.Name) or init is None or _depth > 1:
+        if not isinstance(value, cst.Name) or init is None:
             return False
         params = [p.name.value for p in init.params.params]
         if value.value not in params or self.context.scopes[init].assignments.get(value.value):

@@ -245,22 +245,22 @@ class KerasFacts:
     def is_model_build(self, node: cst.CSTNode, _depth: int = 0) -> bool:
         """A call that builds or loads a Keras model: ``keras.Sequential``, ``keras.Model``,
         ``load_model``, ``clone_model``, ``keras.applications.ResNet50``, a ``keras.Model``
-        subclass, or a local function that returns one of these."""
+        subclass, a local function that returns one of these, or (in the command) a factory of
+        another module of the project."""
         if not isinstance(node, cst.Call):
             return False
+        func = node.func
         name = self.context.call_name(node)
         if name is not None:
-            return name in KERAS_MODEL_BUILDERS or (
-                name.startswith(KERAS_APPLICATIONS + ".") and name.split(".")[-1][:1].isupper()) \
-                or self._project_factory(node)
-        if isinstance(node.func, cst.Name):
-            if node.func.value in self.model_classes:
-                return True
-            return _depth < 2 and self._is_model_factory(node.func.value, _depth) or self._project_factory(node)
-        if (isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name)
-                and node.func.value.value == "self"):  # self.model = self._build_model()
-            return _depth < 2 and self._is_model_factory(node.func.attr.value, _depth, method=True)
-        return self._project_factory(node)
+            local = name in KERAS_MODEL_BUILDERS or (
+                name.startswith(KERAS_APPLICATIONS + ".") and name.split(".")[-1][:1].isupper())
+        elif isinstance(func, cst.Name):
+            local = func.value in self.model_classes or _depth < 2 and self._is_model_factory(func.value, _depth)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            return _depth < 2 and self._is_model_factory(func.attr.value, _depth, method=True)  # self._build_model()
+        else:
+            local = False
+        return local or self._project_factory(node)
 
     def _project_factory(self, call: cst.Call) -> bool:
         """``build_model()`` / ``models.build_model()`` imported from a module of the linted
