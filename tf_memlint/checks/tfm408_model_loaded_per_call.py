@@ -7,7 +7,7 @@ import dataclasses
 
 import libcst as cst
 
-from tf_memlint.evidence import ONCE_HERE, UNKNOWN, Repetition, evidence_at
+from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, SERVER, UNKNOWN, Repetition, evidence_at
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.functions import is_cache_decorator
 from tf_memlint.facts.keras import KERAS_MODEL_BUILDERS
@@ -125,7 +125,7 @@ class ModelLoadedPerCall(Rule):
         for call, loader, definition, evidence in self._sites:
             repetition = self._callers.repetition_of_def(definition, self._is_model_value)
             if repetition is None:
-                repetition = _loads_its_own_model(context, call, definition)
+                repetition = _loads_its_own_model(context, call, definition, evidence.lifetime == SERVER)
             if repetition is None or not first_time(self._places, definition):
                 continue
             name = definition.name.value
@@ -143,10 +143,11 @@ def _cached(definition: cst.FunctionDef) -> bool:
                for d in definition.decorators)
 
 
-def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef) -> Repetition | None:
+def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef, in_server: bool) -> Repetition | None:
     """A function that loads a fixed model (its path does not come from the parameters) and
     predicts with it on what it is given: a library's predict-style function, which pays the load
-    on each call. No caller of this module repeats it, so the repetition is inferred."""
+    on each call. No caller of this module repeats it, so the repetition is inferred; in a web
+    app's module (``in_server``) what predicts on its input serves a request, once per request."""
     params = {p.name.value for p in all_params(definition.params)} - {"self", "cls"}
     if not params or definition.name.value in _RUN_ONCE or _mentions(context, call, params):
         return None
@@ -161,6 +162,9 @@ def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef) -
             isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == bound
             and (func.attr.value in _USES or func.attr.value.startswith("predict")))
         if on_model and _fed_from(context, definition, node, params):
+            if in_server:
+                return Repetition(PER_REQUEST, basis=f"{definition.name.value}() loads its model and predicts "
+                                                     f"on the request's input")
             return Repetition(UNKNOWN, basis=f"{definition.name.value}() loads its model and predicts on "
                                              f"what it is given, on every call", known=False)
     return None
