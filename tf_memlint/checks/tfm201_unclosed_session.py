@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.functions import RETURNS_SESSION, SESSION
 from tf_memlint.facts.repetition import first_time, where_repeated
 from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES
@@ -196,9 +197,15 @@ class UnclosedSession(Rule):
             frame = context.function
             if frame is not None and isinstance(frame.node, cst.FunctionDef) \
                     and not self._entry_point(frame.node.name.value):
+                # Outliving the call costs only when the call comes again: a train() or playGame()
+                # that every site here runs once leaves one session to a program that ends with it;
+                # a predict() is made to be called per input, wherever its other callers are.
+                name = frame.node.name.value
+                once = name not in ENTRY_POINTS and self._repeated(name) is False
                 return self._report(node, f"{spelling}() in {frame.node.name.value}() installs itself as the "
                                           f"default session and outlives the call; use "
-                                          f"`with tf.compat.v1.Session() as sess:` or close() it")
+                                          f"`with tf.compat.v1.Session() as sess:` or close() it",
+                                    once_confidence="low" if once else None)
             return
         if kind in ("stored", "self", "captured"):
             if repeated:
@@ -221,10 +228,10 @@ class UnclosedSession(Rule):
             self._report(node, f"{spelling}() bound to {how[1].value} is still referenced when a later "
                                f"session is opened: the kernel keeps both; close() it first or use `with`")
 
-    def _report(self, node: cst.Call, message: str) -> None:
+    def _report(self, node: cst.Call, message: str, once_confidence: str | None = None) -> None:
         if id(node) not in self._reported:
             self._reported.add(id(node))
-            self.report(node, message)
+            self.report(node, message, once_confidence=once_confidence)
 
     def _held_by(self, target: cst.BaseExpression, session: cst.BaseExpression) -> str:
         """How the session bound to ``target`` is held: closed, given (to Keras, ``closing``),
