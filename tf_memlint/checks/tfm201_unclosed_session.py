@@ -181,7 +181,7 @@ class UnclosedSession(Rule):
         if kind == "target":
             kind = self._held_by(how[1], node)
         if kind in ("closed", "given") or (kind == "returned" and not interactive):
-            return  # hook for call-site summaries: a factory called per request/iteration (reach)
+            return  # a returned session is judged where its factory is called (RETURNS_SESSION)
         repeated = bool(context.loops_running(node)) or self._comprehensions > 0
         spelling = code_of(node.func)
         # An InteractiveSession on self is the object's session: its owner's repetition decides,
@@ -216,8 +216,7 @@ class UnclosedSession(Rule):
             if owner is None:
                 return  # module level, once: lives as long as the program that uses it
             # Unknown (no site in this file: library code) stays silent: on the development corpus
-            # every such owner was made once per program (20 of 20, 4 repos); cross-module call
-            # sites answer through the hook in _repeated.
+            # every such owner was made once per program (20 of 20, 4 repos).
             if self._repeated(owner):
                 each = f"every {owner} object" if kind == "self" else f"every call of {owner}()"
                 return self._report(node, f"{spelling}() is kept ({_KEPT[kind]}) but never closed: {each} "
@@ -310,14 +309,7 @@ class UnclosedSession(Rule):
         """Is ``owner`` (a class or function of this module) made or called more than once per
         program? True: a site in a loop or comprehension, or in a function that is; False: every
         site once (module level, class body, the ``__main__`` block, an entry point, the
-        ``__init__`` of such a class); None: no site in this file (library code) or too deep.
-        Cross-module call sites: ``context.functions.called_repeatedly(owner)``, when the
-        summaries offer it."""
-        hook = getattr(self.context.functions, "called_repeatedly", None)
-        if hook is not None:
-            answer = hook(owner)
-            if answer is not None:
-                return answer
+        ``__init__`` of such a class); None: no site in this file (library code) or too deep."""
         if _depth > 3:
             return None
         sites = self._call_sites().get(owner)
