@@ -390,3 +390,47 @@ def test_command_knows_a_model_another_module_builds(tmp_path, capsys, monkeypat
     a tuple holding a model is not one."""
     out = _lint_package(tmp_path, capsys, monkeypatch, "proj", {"factory": FACTORY, "player": PLAYER})
     assert "[per step: while not done" in out, out
+
+
+PROCESSOR = '''
+from tensorflow.keras.models import load_model
+
+
+def process_image(image):
+    model = load_model("classifier.h5")  # expect: TFM408
+    return model.predict(image)
+
+
+def _private(image):
+    return image
+'''
+WEB_SIBLING = '''
+from flask import Flask, request
+import processor as images  # a script's sibling: python web/faces.py puts web/ first on sys.path
+
+app = Flask(__name__)
+
+
+@app.route("/classify", methods=["POST"])
+def classify():
+    return str(images.process_image(request.files["image"].read()))  # expect: TFM403
+'''
+WEB_STAR = '''
+from flask import Flask, request
+from processor import *
+
+app = Flask(__name__)
+
+
+@app.route("/upload", methods=["POST"])
+def upload():
+    return str(process_image(request.files["image"].read()))  # expect: TFM403
+'''
+
+
+def test_command_links_a_sibling_module_and_a_star_import(tmp_path, capsys, monkeypatch):
+    """Web apps run as scripts import the module beside them by its bare name, inside a package
+    too, or take all of it with ``from helpers import *``: the loader per request crosses both."""
+    out = _lint_package(tmp_path, capsys, monkeypatch, "web",
+                        {"processor": PROCESSOR, "faces": WEB_SIBLING, "uploads": WEB_STAR})
+    assert "per request: classify() handles requests" in out and "per request: upload() handles requests" in out, out

@@ -586,9 +586,15 @@ def _statements(tree: ast.Module):
 
 
 def _key(modules: dict[str, _Unit], module: _Unit, dotted: str) -> str | None:
-    """The key of the project module ``dotted`` as ``module`` imports it, if linted."""
+    """The key of the project module ``dotted`` as ``module`` imports it, if linted: from its
+    roots, else beside it (``import helpers`` in a package's module run as a script, whose own
+    directory is first on ``sys.path``: web apps started with ``python app.py``)."""
     for root in module.roots:
         key = f"{root}|{dotted}"
+        if key in modules:
+            return key
+    if module.package:
+        key = f"{module.roots[0]}|{module.package}.{dotted}"
         if key in modules:
             return key
     return None
@@ -613,6 +619,13 @@ def _tables(modules: dict[str, _Unit], raws: dict[str, bytes], graph_projects: s
                     package = package[:len(package) - (level - 1)] if level > 1 else package
                     base = ".".join([*package, *([base] if base else [])])
                 for name, asname in names:
+                    if name == "*":  # from helpers import *: every top-level def of helpers
+                        key = _key(modules, module, base) if base else None
+                        if key is not None:
+                            for fname in modules[key].functions:
+                                if "." not in fname and not fname.startswith("_"):
+                                    module.imports.setdefault(fname, f"{key}.{fname}")
+                        continue
                     full = f"{base}.{name}" if base else name
                     local = asname or name
                     key = _key(modules, module, full)
