@@ -150,8 +150,20 @@ def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | 
 
 def repetition_at(context: TFContext, node: cst.CSTNode, latency: bool = False) -> Repetition:
     """How often ``node`` runs where it stands: the loops open around it (innermost decides the
-    kind; known counts multiply), else the event its function handles, else once. ``latency``:
-    the harm is time per call, which a loop that waits for a person each pass hides."""
+    kind; known counts multiply), else the event its function handles, else once; a loop in a
+    request handler repeats per request. ``latency``: the harm is time per call, which a loop
+    that waits for a person each pass hides."""
+    inner = _repetition_in_function(context, node, latency)
+    frame = context.function
+    if frame is not None and frame.repeated == "request" and inner.kind not in GROWS and inner.kind != ONCE:
+        # A loop in a request handler runs again with every request: however few its passes,
+        # the place repeats per request (365 forecast steps a request, not 365 in all).
+        loop = inner.words() if inner.kind == COUNT else (inner.basis or inner.kind)
+        return Repetition(PER_REQUEST, basis=f"{frame.node.name.value}() handles requests, each with a loop: {loop}")
+    return inner
+
+
+def _repetition_in_function(context: TFContext, node: cst.CSTNode, latency: bool) -> Repetition:
     running = context.loops_running(node)
     loops = [loop for loop in running if not ends_loop_after(loop, node)]
     if running and not loops:
