@@ -434,3 +434,60 @@ def test_command_links_a_sibling_module_and_a_star_import(tmp_path, capsys, monk
     out = _lint_package(tmp_path, capsys, monkeypatch, "web",
                         {"processor": PROCESSOR, "faces": WEB_SIBLING, "uploads": WEB_STAR})
     assert "per request: classify() handles requests" in out and "per request: upload() handles requests" in out, out
+
+
+CACHED_LOADER = '''
+import tensorflow as tf
+
+MODEL = None
+
+
+def get_model():
+    global MODEL
+    if MODEL is None:
+        MODEL = tf.keras.models.load_model("mask_detector.h5")
+    return MODEL
+'''
+CACHED_CALL = '''
+import tensorflow as tf
+
+model = None
+
+
+def load_model():
+    return tf.keras.applications.MobileNetV2(weights=None)
+
+
+def compress(image):
+    global model
+    if model is None:
+        model = load_model()
+    return model(image)
+'''
+CACHED_ROUTES = '''
+import numpy as np
+from fastapi import FastAPI
+from loader import get_model
+from compression import compress
+
+app = FastAPI()
+
+
+@app.post("/mask")
+async def mask():
+    model = get_model()
+    return model(np.zeros((1, 224, 224, 3)))
+
+
+@app.post("/compress")
+async def compress_image():
+    return compress(np.zeros((1, 224, 224, 3)))
+'''
+
+
+def test_command_reads_another_modules_cached_loader_as_one_model(tmp_path, capsys, monkeypatch):
+    """A loader of another module that builds under a cache test (``if MODEL is None:`` on a
+    global) returns the one model, whether it builds there or calls a builder of its own: no
+    model per request, as within one file."""
+    _lint_package(tmp_path, capsys, monkeypatch, "api",
+                  {"loader": CACHED_LOADER, "compression": CACHED_CALL, "routes": CACHED_ROUTES})

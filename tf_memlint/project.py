@@ -488,8 +488,9 @@ def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
             if found:
                 summary["effects"][fname] = {kind: what for kind, (what, _) in found.items()}
             calls: dict[str, None] = {}
+            guarded = _guarded(function)  # a call under a cache test runs once: it passes nothing on
             for node in _nodes(function):
-                if type(node) is not ast.Call:
+                if type(node) is not ast.Call or id(node) in guarded:
                     continue
                 dotted = ast_dotted_name(node.func)
                 if dotted and dotted.startswith("self.") and fname != function.name and dotted.count(".") == 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.facts.functions import MODEL
+from tf_memlint.facts.functions import MODEL, RETURNS_MODEL
 from tf_memlint.evidence import SMALL, Repetition
 from tf_memlint.facts.keras import FIT_METHODS, MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
@@ -155,12 +155,15 @@ class ModelInLoopWithoutClearSession(Rule):
 
 
 def _cached_factory(context, call: cst.Call) -> bool:
-    """``load_model()`` of this module that builds only under a cache test (``if model is None:``
-    on a global): it returns the one model, as the reach path already reads it (its summary has
-    no MODEL effect)."""
+    """``load_model()`` of this module, or ``get_model()`` of another module of the project, that
+    builds only under a cache test (``if model is None:`` on a global): it returns the one model,
+    as the reach path already reads it (its summary has no MODEL effect)."""
     frame = context.function
     target = context.functions.resolve(call, frame.node if frame is not None else None)
-    return target is not None and MODEL not in context.functions.summary(target[1]).effects
+    if target is None:
+        found = context.functions.project_summary(call)
+        return bool(found) and RETURNS_MODEL in found and MODEL not in found
+    return MODEL not in context.functions.summary(target[1]).effects
 
 
 def _fits_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> bool:
