@@ -341,6 +341,9 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             # random.sample(self.memory, batch_size): a DQN agent's replay, which its training
             # loop runs every environment step.
             return Repetition(PER_STEP, basis=f"{text}: a replay minibatch, every training step")
+        drawn = _draw_size(context, iterable, imported)
+        if drawn is not None:
+            return _counted(drawn, text)  # np.random.choice(len(x_test), 9): nine items drawn
         if imported in _FILE_LISTINGS or (isinstance(func, cst.Attribute) and func.attr.value in _PATH_LISTINGS):
             # A folder's files: as often the few test images of a demo as a dataset; how many
             # is not in the code.
@@ -395,6 +398,25 @@ def _unsized(text: str) -> Repetition:
 
 def _counted(count: int, text: str) -> Repetition:
     return Repetition(COUNT, count, text)
+
+
+# Random draws whose size is an argument: (position, keyword) of the size.
+_DRAWS = {"numpy.random.choice": (1, "size"), "random.sample": (1, "k"), "random.choices": (None, "k"),
+          "numpy.random.randint": (2, "size")}
+
+
+def _draw_size(context: TFContext, call: cst.Call, imported: str) -> int | None:
+    """How many items a random draw of a stated size yields (``random.sample(files, 5)``), when
+    the size is a number the code states."""
+    where = _DRAWS.get(imported)
+    if where is None:
+        return None
+    position, keyword = where
+    plain = [a.value for a in call.args if a.keyword is None and not a.star]
+    size = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+    if size is None and position is not None and len(plain) > position:
+        size = plain[position]
+    return context.int_value(size, AT_POINT) if size is not None else None
 
 
 def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
