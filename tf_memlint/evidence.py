@@ -362,9 +362,15 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             else _unsized(text)
     if count is not None:
         return _counted(count, text)
+    layers = iterable.value if isinstance(iterable, cst.Subscript) else iterable
+    if isinstance(layers, cst.Attribute) and layers.attr.value == "layers":
+        # model.layers, model.layers[1:]: as many passes as the model has layers, a few dozen
+        return Repetition(SMALL, basis=f"{text}, the layers of a model", known=False)
     if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and iterable.for_in.inner_for_in is None:
         # [f for f in os.listdir(path) if ...]: as many items as its source, or fewer
         inner = _iterable(context, iterable.for_in.iter, depth + 1)
+        if inner.kind == SMALL:
+            return inner  # its basis says why it is small
         if inner.kind == PER_ITEM:
             return replace(inner, basis=text)
     if isinstance(iterable, cst.Name):
@@ -374,7 +380,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
         if value is not None and value is not iterable and not isinstance(value, cst.Name):
             inner = _iterable(context, value, depth + 1)
             if inner.kind != UNKNOWN:
-                return replace(inner, basis=text)
+                return inner if inner.kind == SMALL else replace(inner, basis=text)
         if _looks_like_data(iterable.value):
             return Repetition(PER_ITEM, basis=text, known=False)
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
@@ -435,7 +441,7 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     if isinstance(bound, cst.Call) and dotted_name(bound.func) == "len" and bound.args:
         inner = _iterable(context, bound.args[0].value, 1)
         if inner.kind in (PER_ITEM, COUNT, SMALL):
-            return replace(inner, basis=text)
+            return inner if inner.kind == SMALL else replace(inner, basis=text)
         return Repetition(PER_ITEM if _looks_like_data(code_of(bound)) else UNKNOWN, basis=text, known=False)
     words = re.sub(r"\W+", "_", code_of(bound))  # args.epochs, conf['ENV']['max_timesteps']
     if _STEP_WORDS.search(words):
