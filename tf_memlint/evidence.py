@@ -369,10 +369,8 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and iterable.for_in.inner_for_in is None:
         # [f for f in os.listdir(path) if ...]: as many items as its source, or fewer
         inner = _iterable(context, iterable.for_in.iter, depth + 1)
-        if inner.kind == SMALL:
-            return inner  # its basis says why it is small
-        if inner.kind == PER_ITEM:
-            return replace(inner, basis=text)
+        if inner.kind in (PER_ITEM, SMALL):
+            return _named(inner, text)
     if isinstance(iterable, cst.Name):
         if iterable.value in context.dataset_names:
             return Repetition(PER_ITEM, basis=text)
@@ -380,7 +378,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
         if value is not None and value is not iterable and not isinstance(value, cst.Name):
             inner = _iterable(context, value, depth + 1)
             if inner.kind != UNKNOWN:
-                return inner if inner.kind == SMALL else replace(inner, basis=text)
+                return _named(inner, text)
         if _looks_like_data(iterable.value):
             return Repetition(PER_ITEM, basis=text, known=False)
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
@@ -404,6 +402,12 @@ def _unsized(text: str) -> Repetition:
 
 def _counted(count: int, text: str) -> Repetition:
     return Repetition(COUNT, count, text)
+
+
+def _named(inner: Repetition, text: str) -> Repetition:
+    """The repetition of what ``text`` names (a name, ``len(x)``, a comprehension over it), shown
+    as ``text``; a small one keeps its own reason (``model.layers, the layers of a model``)."""
+    return inner if inner.kind == SMALL else replace(inner, basis=text)
 
 
 # Random draws whose size is an argument: (position, keyword) of the size.
@@ -441,7 +445,7 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     if isinstance(bound, cst.Call) and dotted_name(bound.func) == "len" and bound.args:
         inner = _iterable(context, bound.args[0].value, 1)
         if inner.kind in (PER_ITEM, COUNT, SMALL):
-            return inner if inner.kind == SMALL else replace(inner, basis=text)
+            return _named(inner, text)
         return Repetition(PER_ITEM if _looks_like_data(code_of(bound)) else UNKNOWN, basis=text, known=False)
     words = re.sub(r"\W+", "_", code_of(bound))  # args.epochs, conf['ENV']['max_timesteps']
     if _STEP_WORDS.search(words):

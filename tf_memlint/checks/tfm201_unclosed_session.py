@@ -202,7 +202,7 @@ class UnclosedSession(Rule):
                 # a predict() is made to be called per input, wherever its other callers are.
                 name = frame.node.name.value
                 once = name not in ENTRY_POINTS and self._repeated(name) is False
-                return self._report(node, f"{spelling}() in {frame.node.name.value}() installs itself as the "
+                return self._report(node, f"{spelling}() in {name}() installs itself as the "
                                           f"default session and outlives the call; use "
                                           f"`with tf.compat.v1.Session() as sess:` or close() it",
                                     once_confidence="low" if once else None)
