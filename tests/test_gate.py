@@ -247,6 +247,38 @@ def test_recorded_walk_replays_and_lists_subtrees_like_a_walk():
     assert Walked(cst.parse_module("x = 1\n"), _Recorder()).below(cst.Name("x")) is None  # not in the tree
 
 
+_NESTED_LAYOUTS = (
+    "import tensorflow as tf\n\n\nclass A:\n    @staticmethod\n    def f(x):\n        if x:\n"
+    "            # a comment\n            y = tf.add(\n                x,\n    1)\n        else:\n"
+    "            y = 2; z = tf.constant(3)\n        for i in range(3):\n            try:\n"
+    "                g(i)\n            except E:\n                pass\n        return y\n",
+    "import tensorflow as tf\r\ndef f():\r\n\twith tf.Session() as s:\r\n\t\ts.run(\\\r\n"
+    "\t\t\tx)\r\n\twhile 1:\r\n\t  async_ = [tf.add(1, 2)\r\n for _ in \"\"\"a\r\nb\"\"\"]\r\n",
+)
+
+
+def test_positions_placed_per_statement_are_the_whole_module_positions():
+    """positions_of generates code only for the innermost statements that hold the nodes asked,
+    placed by the stdlib tree: each node's position must be the one the whole module gives."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from tf_memlint.walk import positions_of
+
+    sources = [read_source(str(path)) for path in fixture_files()[::3] + _corpus_sample(8)] + list(_NESTED_LAYOUTS)
+    for source in sources:
+        module = cst.parse_module(source)
+        tree = ast.parse(source)
+        whole = {id(node): (position.start.line, position.start.column) for node, position
+                 in MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider).items()}
+        walked = collect(module).walked
+        nodes = [n for n in walked.events if n is not None]
+        for node in nodes[:: max(1, len(nodes) // 60)]:
+            walked.placed.clear()  # one node at a time, as FunctionFacts.line_of asks
+            assert positions_of(module, source, [node], tree, walked) == {id(node): whole[id(node)]}, source[:80]
+        walked.placed.clear()
+        assert positions_of(module, source, nodes, tree, walked) == {id(n): whole[id(n)] for n in nodes}
+
+
 def test_the_pre_pass_records_the_walk_without_layout():
     """The scope pre-pass leaves layout (whitespace, comments, brackets, separators) out of its
     recorded walk: it is that walk with every layout subtree cut, and below() lists the same
