@@ -279,6 +279,27 @@ def test_positions_placed_per_statement_are_the_whole_module_positions():
         assert positions_of(module, source, nodes, tree, walked) == {id(n): whole[id(n)] for n in nodes}
 
 
+def test_containment_read_off_the_recording_is_a_walk_s():
+    """syntax.contains reads the recording in use (walk.in_use) instead of walking the subtree:
+    the same answer for nodes of the recording, and a walk for what it does not hold (layout,
+    another tree)."""
+    from tf_memlint.syntax import contains
+    from tf_memlint.walk import in_use, preorder
+
+    for path in fixture_files()[::6] + _corpus_sample(4):
+        module = cst.parse_module(read_source(str(path)))
+        walked = collect(module).walked
+        recorded = [n for n in walked.events if n is not None]
+        assert len({id(n) for n in recorded}) == len(recorded)  # each node once: an id names one event
+        every = preorder(module)
+        roots = [n for n in recorded if children(n)][:: max(1, len(recorded) // 150)]
+        targets = every[:: max(1, len(every) // 150)]
+        expected = {(id(r), id(t)): contains(r, t) for r in roots for t in targets}  # walked: no recording in use
+        with in_use(walked):
+            assert {(id(r), id(t)): contains(r, t) for r in roots for t in targets} == expected, path
+            assert contains(module.body[0], cst.Name("x")) is False  # another tree's node: walked
+
+
 def test_the_pre_pass_records_the_walk_without_layout():
     """The scope pre-pass leaves layout (whitespace, comments, brackets, separators) out of its
     recorded walk: it is that walk with every layout subtree cut, and below() lists the same

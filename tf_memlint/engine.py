@@ -48,7 +48,7 @@ from tf_memlint.ignores import is_test_path
 from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, Grade, at_least, grade, graded_message
 from tf_memlint.rule import Diagnostic, Rule, all_rules
-from tf_memlint.walk import Walked, positions_of
+from tf_memlint.walk import Walked, in_use, positions_of
 
 
 class LintError(Exception):
@@ -358,7 +358,8 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
             return []  # "keras" only in a comment or string: no TF name to resolve
         rules = [registry[code](context, settings) for code in wanted]
         walker = _BatchedWalk(context, rules, module)
-        walker.run(context.walked)
+        with in_use(context.walked):  # syntax.contains reads the recording
+            walker.run(context.walked)
         # A finding's grade does not depend on where it is: those below the confidence shown are
         # dropped before positions are generated for the rest (``shown`` drops them anyway).
         level = settings.get("confidence") or HIGH

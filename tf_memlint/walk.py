@@ -18,12 +18,14 @@ from __future__ import annotations
 import ast
 import bisect
 import collections.abc
+import contextlib
 import dataclasses
 import inspect
 import re
+import threading
 import typing
 from array import array
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -194,6 +196,7 @@ class Walked:
         # index of the entry event of each node with children, by id: what ``below`` reads.
         self._ends = array("i")
         self._starts: dict[int, int] = {}
+        self._ids: list[int] | None = None  # id of each event's node, for ``contains``
         self._record(root, visitor, visits, leaves)
         # positions_of's answers: (placed with a stdlib tree's help) -> id(node) -> (line, column)
         self.placed: dict[bool, dict[int, tuple[int, int]]] = {}
@@ -323,10 +326,11 @@ class Walked:
         starts = self._starts
         found = {key: starts[key] for key in wanted if key in starts}
         if len(found) < len(wanted):
-            ids = list(map(id, self.events))
+            if self._ids is None:
+                self._ids = list(map(id, self.events))
             for key in wanted - found.keys():
                 try:
-                    found[key] = ids.index(key)
+                    found[key] = self._ids.index(key)
                 except ValueError:
                     return None
         return found
@@ -349,10 +353,51 @@ class Walked:
             found.setdefault(index, []).append(target)
         return found
 
+    def contains(self, root: cst.CSTNode, target: cst.CSTNode) -> bool | None:
+        """``target`` is ``root`` or under it, read off the recording; None when either is not
+        in it (a layout node, a node of another tree), or ``root`` has no children here."""
+        if root is target:
+            return True
+        start = self._starts.get(id(root))
+        if start is None:
+            return None
+        inner = self._starts.get(id(target))
+        if inner is None:
+            if self._ids is None:
+                self._ids = list(map(id, self.events))
+            try:
+                inner = self._ids.index(id(target))
+            except ValueError:
+                return None
+        return start < inner < self._ends[start]
+
     def _starts_by_id(self) -> dict[int, int]:
         """id(node) -> the index of its entry event, for the nodes with children (``_ends``
         holds the index of each entry event's leave event)."""
         return self._starts
+
+
+# The recording of the tree being linted on this thread (``in_use``), which ``recorded_contains``
+# reads: a containment test there is two lookups instead of a walk of the subtree.
+_current = threading.local()
+
+
+@contextlib.contextmanager
+def in_use(walked: Walked) -> Iterator[None]:
+    previous = getattr(_current, "walked", None)
+    _current.walked = walked
+    try:
+        yield
+    finally:
+        _current.walked = previous
+
+
+def recorded_contains(root: cst.CSTNode, target: cst.CSTNode) -> bool | None:
+    """``Walked.contains`` on the recording in use on this thread; None without one, or when it
+    cannot tell. The nodes of a recording are alive as long as it is, so an id found in it is
+    that node's."""
+    walked = getattr(_current, "walked", None)
+    return None if walked is None else walked.contains(root, target)
 
 
 class _AnyType:
