@@ -107,13 +107,14 @@ def test_import_text_test_skips_internals(source):
 
 
 def test_gate_resolves_every_import_spelling():
-    assert could_fire(ast.parse("import tensorflow as tf\n@tf.function\ndef f(): pass\n"))
-    assert could_fire(ast.parse("from tensorflow import function\n@function\ndef f(): pass\n"))
+    # a tf.function declared to take a Python float (TFM110), under either spelling
+    assert could_fire(ast.parse("import tensorflow as tf\n@tf.function\ndef f(rate: float): pass\n"))
+    assert could_fire(ast.parse("from tensorflow import function\n@function\ndef f(rate: float): pass\n"))
     assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\ndef f():\n    s = tf.Session()\n"), ["TFM201"])
     assert could_fire(ast.parse("from tensorflow.keras import Model\nclass M(Model):\n"
                                 "    def call(self, x):\n        for i in range(500): pass\n"), ["TFM101"])
     assert not could_fire(ast.parse("import tensorflow as tf\nx = tf.constant(1)\n"), ["TFM101"])
-    assert not could_fire(ast.parse("import numpy as np\n@np.function\ndef f(): pass\n"))
+    assert not could_fire(ast.parse("import numpy as np\n@np.function\ndef f(rate: float): pass\n"))
     # a name that only looks like a trigger: `function` attribute of something else
     assert not could_fire(ast.parse("import tensorflow as tf\nimport x\n@x.function\ndef f(): pass\n"),
                           ["TFM101"])
@@ -531,7 +532,16 @@ STRUCTURE_CASES = [
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(10_000)\n", True),
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
                "ds = ds.shuffle(1000, buffer_size=n)\n", True),
-    # Python's and NumPy's shuffles reorder a list or an array in place: never a dataset's buffer.
+    # Below a million elements, the elements must be file content: a name that reads or decodes
+    # files, or a dataset of decoded images or of file records, somewhere in the module.
+    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(50_000)\n"
+               "ds = ds.shuffle(60000).map(lambda a, b: (a / 255, b))\n", False),
+    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(1_000_000)\n", True),
+    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(n)\n", True),
+    ("TFM302", "from tensorflow.image import decode_png as dec\n"
+               "ds = tf.data.Dataset.list_files(f).map(lambda f: dec(load(f))).shuffle(60000)\n", True),
+    ("TFM302", "ds = tf.data.TFRecordDataset(files).shuffle(60000)\n", True),
+    ("TFM302", "ds = tf.keras.utils.image_dataset_from_directory('d').unbatch().shuffle(60000)\n", True),
     ("TFM302", "import random\nimport numpy as np\n"
                "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
                "random.shuffle(files)\nnp.random.shuffle(files)\n", False),
@@ -551,6 +561,22 @@ STRUCTURE_CASES = [
     ("TFM304", "def predict(items):\n    return tf.data.Dataset.from_generator(lambda: items, tf.string)\n", True),
     ("TFM304", "def f(x):\n    for y in tf.data.Dataset.from_tensors(x):\n        pass\n"
                "@app.route('/f')\ndef serve():\n    return f(x)\n", True),
+    # TFM105: a tf.function created in a def or a loop: tf.function(f) there, or a @tf.function
+    # def nested in a def or in a loop; not a module-level or method def, nor a decorator's call.
+    ("TFM105", "@tf.function(jit_compile=True)\ndef h(x):\n    return x\ng = tf.function(h)\n"
+               "class M(tf.keras.Model):\n    @tf.function(input_signature=[])\n    def call(self, x):\n"
+               "        return [tf.function(jit_compile=True) for _ in x]\n", False),
+    ("TFM105", "def f(g):\n    h = tf.function(g)\n", True),
+    ("TFM105", "for g in gs:\n    h = tf.function(jit_compile=True)(g)\n", True),
+    ("TFM105", "[tf.function(func=g) for g in gs]\n", True),
+    ("TFM105", "for i in range(3):\n    @tf.function\n    def h(x):\n        return x * i\n", True),
+    ("TFM105", "def f():\n    @tf.function(jit_compile=True)\n    def h(x):\n        return x\n", True),
+    # TFM110: a @tf.function def with a parameter declared a Python str or float.
+    ("TFM110", "@tf.function\ndef h(x, n=3, flag: bool = True, *a, k: int = 1, **kw):\n    return x\n"
+               "def g(x, rate: float = 0.5, mode='train'):\n    return x\n", False),
+    ("TFM110", "@tf.function\ndef h(x, mode='train'):\n    return x\n", True),
+    ("TFM110", "class M:\n    @tf.function(jit_compile=True)\n    def h(self, x, *, rate=-0.5):\n        return x\n", True),
+    ("TFM110", "@tf.function\ndef h(x, name: str):\n    return x\n", True),
     # TFM405/406: fit/evaluate/compile in a loop.
     ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),

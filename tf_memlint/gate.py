@@ -84,6 +84,7 @@ from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
+from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
 from tf_memlint.facts.sessions import (FEED_RUN_METHODS, OP_NAMESPACE, SESSION_RUN_METHODS, is_initializer,
                                       op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
@@ -308,10 +309,20 @@ NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
 OPS_IN_FETCH = "a session run whose fetches may build an op"
 GRAPH_OP = "a call of a TF name that adds graph ops"
+TF_FUNCTION_MADE = "a tf.function created in a def or a loop"
+# The module names a TF function that reads or decodes files (pipelines.DECODING_PREFIXES), a
+# dataset of decoded images (DECODED_SOURCES) or of file records (FILE_RECORD_SOURCES): without
+# one, no dataset of the module is known to hold file content (PipelineFacts.holds_decoded,
+# holds_file_records). Module-wide: ANYWHERE only.
+READS_FILES = "a name that reads or decodes files"
+SCALAR_TF_FUNCTION = "a tf.function def with a parameter declared a Python str or float"
 # Packages that load TensorFlow models without the module naming TensorFlow itself: a module
 # importing only these can still load a model per call (TFM408).
 MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
-_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP})
+# The nodes only a call or a def can pass: their places are searched among those alone.
+_CALL_OR_DEF_NODES = frozenset({TF_FUNCTION_MADE, SCALAR_TF_FUNCTION})
+_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP,
+                      READS_FILES}) | _CALL_OR_DEF_NODES
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -321,7 +332,8 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                               ast.GeneratorExp)
-_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE})  # the nodes a matcher passes that are not calls
+_READS_FILES_ONLY = frozenset({READS_FILES})
+_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES})  # the nodes a matcher passes that are not calls
 
 
 def _closure(nodes: list, admits: Callable[[Any, set[str]], bool]) -> set[str]:
@@ -486,6 +498,7 @@ class _Index:
         self._passing: dict[frozenset[str], list[ast.Call]] = {}  # node test -> the calls that pass it
         self._candidates: dict[frozenset[str], Callable[[], list[ast.AST]]] = {}  # node test -> its calls' finder
         self._straight: set[int] | None = None
+        self._outer_defs: set[int] | None = None  # ids of the defs of the straight code (_straight_module_code)
         self._place_roots: dict[str, list[ast.AST]] = {}
 
     def holds(self, inside: Inside | Together | InCalledDef) -> bool:
@@ -496,8 +509,18 @@ class _Index:
             found = self._holds[inside] = self._in_called_def(inside)
         if found is None:
             place = inside.place
-            if _calls_only(inside.nodes):
+            if inside.nodes == _READS_FILES_ONLY:
+                if place != ANYWHERE:
+                    raise ValueError(f"{READS_FILES!r} is a fact of the whole module: ANYWHERE only")
+                found = self._reads_files()
+            elif _calls_only(inside.nodes):
                 found = self._call_in_place(inside.nodes, place)
+            elif inside.nodes <= _CALL_OR_DEF_NODES and place in (ANYWHERE, IN_DEF_OR_LOOP):
+                candidates = self.calls + self.defs
+                if place == IN_DEF_OR_LOOP:
+                    straight = self._straight_module_code()
+                    candidates = [node for node in candidates if id(node) not in straight]
+                found = any(map(self._matcher(inside.nodes), candidates))
             else:
                 match = self._matcher(inside.nodes)
                 region = self._region
@@ -625,12 +648,34 @@ class _Index:
         comprehension (module level, class bodies). IN_DEF_OR_LOOP is every other node."""
         if self._straight is None:
             straight = self._straight = set()
+            outer = self._outer_defs = set()
             stack: list[ast.AST] = [self.facts.tree]
             while stack:
                 node = stack.pop()
                 straight.add(id(node))
-                stack.extend(child for child in ast_children(node) if not isinstance(child, _DEF_LOOP_OR_COMPREHENSION))
+                for child in ast_children(node):
+                    if not isinstance(child, _DEF_LOOP_OR_COMPREHENSION):
+                        stack.append(child)
+                    elif isinstance(child, _DEFS):
+                        outer.add(id(child))
         return self._straight
+
+    def _reads_files(self) -> bool:
+        """READS_FILES: an import or an ``a.b.c`` chain of the module resolves to such a name."""
+        facts = self.facts
+        if facts._attrs is None:
+            facts._walk()
+        names = {canonical(module) for module in facts.aliases.values()}
+        names.update(map(facts.qualified, facts._attribute_nodes))
+        names.discard(None)
+        return any(name.startswith(DECODING_PREFIXES) or name in DECODED_SOURCES or name in FILE_RECORD_SOURCES
+                   for name in names)  # type: ignore[union-attr]
+
+    def _in_def_or_loop_def(self, node: ast.AST) -> bool:
+        """``node``, a def, is nested in a def or a loop (or a comprehension): not one of the defs
+        of the module's or a class body's straight code."""
+        self._straight_module_code()
+        return id(node) not in self._outer_defs  # type: ignore[operator]
 
     def _in_def_or_loop(self) -> list[ast.AST]:
         found = self._regions.get(IN_DEF_OR_LOOP)
@@ -676,6 +721,8 @@ class _Index:
         numpy = NUMPY_ARRAY in nodes
         fetch_ops = OPS_IN_FETCH in nodes
         graph_op = GRAPH_OP in nodes
+        made = TF_FUNCTION_MADE in nodes
+        scalar_def = SCALAR_TF_FUNCTION in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
         qualified = self.facts.qualified
         effects = nodes & EFFECTS
@@ -710,6 +757,8 @@ class _Index:
                     return True
                 if graph_op and op_creating_name(qualified(func) or ""):
                     return True
+                if made and _creates_tf_function(node, qualified):
+                    return True
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
                     return True
                 if sized and type(func) is ast.Attribute and any(
@@ -723,6 +772,11 @@ class _Index:
                     return True
                 return (bool(names) and (named(func) or (type(func) is ast.Name and callee in derived))) \
                     or (numpy and self._numpy_array(func))
+            if (made or scalar_def) and (kind is ast.FunctionDef or kind is ast.AsyncFunctionDef):
+                if made and self._decorated(node) and self._in_def_or_loop_def(node):  # type: ignore[arg-type]
+                    return True
+                if scalar_def and self._decorated(node) and _declares_python_scalar(node):  # type: ignore[arg-type]
+                    return True
             if item_write:
                 if kind is ast.Assign:
                     if any(type(t) is ast.Subscript for t in node.targets):  # type: ignore[attr-defined]
@@ -1112,6 +1166,33 @@ def _small_literal(value: ast.expr | None, bound: int) -> bool:
     else:
         sign = 1
     return type(value) is ast.Constant and type(value.value) is int and sign * value.value < bound
+
+
+def _creates_tf_function(call: ast.Call, qualified) -> bool:
+    """``tf.function(f, ...)`` or ``tf.function(...)(f)`` (tracing.is_tf_function_call), read
+    loosely: any argument may be the function; not ``tf.function(jit_compile=True)`` alone, a
+    decorator's call."""
+    func = call.func
+    if type(func) is ast.Call:
+        return qualified(func.func) == TF_FUNCTION
+    return qualified(func) == TF_FUNCTION and (bool(call.args) or any(k.arg in (None, "func") for k in call.keywords))
+
+
+def _declares_python_scalar(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A parameter annotated ``str`` or ``float``, or a default that is a string (bytes, an
+    f-string) or float literal, signed or not (TFM110's ``_scalar_kind``, for any parameter)."""
+    arguments = definition.args
+    for parameter in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+        annotation = parameter.annotation
+        if type(annotation) is ast.Name and annotation.id in ("str", "float"):
+            return True
+    for default in [*arguments.defaults, *arguments.kw_defaults]:
+        if type(default) is ast.UnaryOp and type(default.op) in (ast.USub, ast.UAdd):
+            default = default.operand
+        if type(default) is ast.JoinedStr or (
+                type(default) is ast.Constant and type(default.value) in (str, bytes, float)):
+            return True
+    return False
 
 
 def _gives_true(call: ast.Call, keyword: str) -> bool:
