@@ -110,7 +110,8 @@ def test_gate_resolves_every_import_spelling():
     # a tf.function declared to take a Python float (TFM110), under either spelling
     assert could_fire(ast.parse("import tensorflow as tf\n@tf.function\ndef f(rate: float): pass\n"))
     assert could_fire(ast.parse("from tensorflow import function\n@function\ndef f(rate: float): pass\n"))
-    assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\ndef f():\n    s = tf.Session()\n"), ["TFM201"])
+    assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\nfor i in x:\n    s.append(tf.Session())\n"),
+                      ["TFM201"])
     assert could_fire(ast.parse("from tensorflow.keras import Model\nclass M(Model):\n"
                                 "    def call(self, x):\n        for i in range(500): pass\n"), ["TFM101"])
     assert not could_fire(ast.parse("import tensorflow as tf\nx = tf.constant(1)\n"), ["TFM101"])
@@ -476,20 +477,28 @@ STRUCTURE_CASES = [
     ("TFM404", "m = tf.keras.models.load_model('m')\ndef view(request):\n    return m.predict(x)\n", True),
     ("TFM404", "m = tf.keras.models.load_model('m')\nclass S(pb2_grpc.ModelServicer):\n"
                "    def Predict(self, req, ctx):\n        return m.predict(x)\n", True),
-    # TFM201: a session made once at script level lives as long as the program: only a def, a loop
-    # or a comprehension can make one again and again (an InteractiveSession is judged anywhere).
+    # TFM201: a session made once at script level lives as long as the program: only a loop or a
+    # comprehension, or a def or class (the owner) called from a def or a loop, can make one again
+    # and again (an InteractiveSession is judged anywhere).
     ("TFM201", "sess = tf.compat.v1.Session()\nsess.run(y)\nclass A:\n    s = tf.compat.v1.Session()\n", False),
     ("TFM201", "sess = tf.compat.v1.InteractiveSession()\n", True),
-    ("TFM201", "def make():\n    return tf.compat.v1.Session()\n", True),
-    ("TFM201", "class Agent:\n    def __init__(self):\n        self.sess = tf.compat.v1.Session()\n", True),
+    ("TFM201", "def make():\n    return tf.compat.v1.Session()\nclass Agent:\n    def __init__(self):\n"
+               "        self.sess = tf.compat.v1.Session()\nagent = Agent()\nsess = make()\nlambda: make()\n", False),
+    ("TFM201", "def make():\n    return tf.compat.v1.Session()\nfor i in range(3):\n    make()\n", True),
+    ("TFM201", "class Agent:\n    def __init__(self):\n        self.sess = tf.compat.v1.Session()\n"
+               "def main():\n    agent = Agent()\n", True),
+    ("TFM201", "class Agent:\n    def build(self):\n        self.sess = tf.compat.v1.Session()\n"
+               "def main(a):\n    a.build()\n", True),
     ("TFM201", "for g in graphs:\n    pool.append(tf.compat.v1.Session(graph=g))\n", True),
     ("TFM201", "pool = [tf.compat.v1.Session(graph=g) for g in graphs]\n", True),
     # a session opened as a with item is closed with its block: only one made otherwise can stay open
     ("TFM201", "def main():\n    with tf.compat.v1.Session() as sess:\n        sess.run(y)\n"
                "    for g in graphs:\n        with tf.compat.v1.Session(graph=g) as s, open(f) as h:\n            pass\n",
      False),
-    ("TFM201", "def main():\n    with tf.compat.v1.Session().as_default() as sess:\n        sess.run(y)\n", True),
-    ("TFM201", "def main():\n    with closing(tf.compat.v1.Session()) as sess:\n        sess.run(y)\n", True),
+    ("TFM201", "def main():\n    with tf.compat.v1.Session().as_default() as sess:\n        sess.run(y)\n"
+               "for r in runs:\n    main()\n", True),
+    ("TFM201", "def main():\n    with closing(tf.compat.v1.Session()) as sess:\n        sess.run(y)\n"
+               "for r in runs:\n    main()\n", True),
     # TFM202: one loop or handler that both runs a session and adds ops (Together), calls followed.
     ("TFM202", "sess = tf.compat.v1.Session()\nsess.run(y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
@@ -577,6 +586,13 @@ STRUCTURE_CASES = [
     ("TFM110", "@tf.function\ndef h(x, mode='train'):\n    return x\n", True),
     ("TFM110", "class M:\n    @tf.function(jit_compile=True)\n    def h(self, x, *, rate=-0.5):\n        return x\n", True),
     ("TFM110", "@tf.function\ndef h(x, name: str):\n    return x\n", True),
+    # TFM409: a writer in a loop or in a def a loop or a handler runs, or a TF1 writer kept on self.
+    ("TFM409", "def main():\n    w = tf.summary.create_file_writer('logs')\n    train(w)\n"
+               "class T:\n    def __init__(self):\n        self.w = tf.compat.v1.summary.FileWriter('l')\n"
+               "    def fit(self):\n        w = tf.compat.v1.summary.FileWriter('l')\nmain()\n", False),
+    ("TFM409", "def log(d):\n    return tf.summary.create_file_writer(d)\nfor d in runs:\n    log(d)\n", True),
+    ("TFM409", "@app.route('/t')\ndef t():\n    w = tf.summary.create_file_writer('l')\n", True),
+    ("TFM409", "class T:\n    def fit(self):\n        self.w = tf.compat.v1.summary.FileWriter('l')\n", True),
     # TFM405/406: fit/evaluate/compile in a loop.
     ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),

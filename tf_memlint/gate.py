@@ -302,6 +302,10 @@ class ModuleFacts:
 TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE, OUTSIDE_WITH = (
     "traced", "mapped", "loop", "training loop", "repeated", "anywhere", "outside a with item")
 IN_DEF_OR_LOOP, NOTEBOOK = "in a def, a loop or a comprehension", "in a notebook"
+# Calls only: under a loop or a comprehension, or in a def or class whose name a call in a def or
+# a loop calls (``f()``, ``x.f()``, ``Net()``): the places where something a def or an object
+# keeps may be made again (TFM201's owner, made or called more than once: ``_repeated``).
+OWNER_CALLED = "in a loop, or in a def or class called from a def or a loop"
 MODEL_METHOD = "in a method of a Keras model class"
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
@@ -315,6 +319,9 @@ TF_FUNCTION_MADE = "a tf.function created in a def or a loop"
 # one, no dataset of the module is known to hold file content (PipelineFacts.holds_decoded,
 # holds_file_records). Module-wide: ANYWHERE only.
 READS_FILES = "a name that reads or decodes files"
+# ``self.<attr> = <call>`` in a def or a loop, the call's canonical name after the prefix (as
+# ``TFContext.call_name`` gives it): a TF1 summary writer kept on the object (TFM409).
+SELF_BOUND = "self.attr = "
 SCALAR_TF_FUNCTION = "a tf.function def with a parameter declared a Python str or float"
 # Packages that load TensorFlow models without the module naming TensorFlow itself: a module
 # importing only these can still load a model per call (TFM408).
@@ -333,6 +340,9 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                               ast.GeneratorExp)
 _READS_FILES_ONLY = frozenset({READS_FILES})
+_OWNERS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_LOOPS_AND_COMPREHENSIONS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+                                       ast.GeneratorExp})
 _NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES})  # the nodes a matcher passes that are not calls
 
 
@@ -509,7 +519,11 @@ class _Index:
             found = self._holds[inside] = self._in_called_def(inside)
         if found is None:
             place = inside.place
-            if inside.nodes == _READS_FILES_ONLY:
+            if all(node.startswith(SELF_BOUND) for node in inside.nodes) and inside.nodes:
+                if place != IN_DEF_OR_LOOP:
+                    raise ValueError(f"{SELF_BOUND!r} nodes: IN_DEF_OR_LOOP only")
+                found = self._self_bound({node[len(SELF_BOUND):] for node in inside.nodes})
+            elif inside.nodes == _READS_FILES_ONLY:
                 if place != ANYWHERE:
                     raise ValueError(f"{READS_FILES!r} is a fact of the whole module: ANYWHERE only")
                 found = self._reads_files()
@@ -572,6 +586,8 @@ class _Index:
         if place == IN_DEF_OR_LOOP:
             straight = self._straight_module_code()
             return any(id(call) not in straight for call in calls)
+        if place == OWNER_CALLED:
+            return self._owner_called(calls)
         ids = self._call_ids
         if place == LOOP:
             region = ids(LOOP, lambda: self.loops)
@@ -659,6 +675,40 @@ class _Index:
                     elif isinstance(child, _DEFS):
                         outer.add(id(child))
         return self._straight
+
+    def _owner_called(self, calls: list[ast.AST]) -> bool:
+        """OWNER_CALLED for one of ``calls``: each call's ancestors, found in one walk."""
+        wanted = {id(call) for call in calls}
+        straight = self._straight_module_code()
+        called = {func.id if type(func) is ast.Name else func.attr for func in
+                  (call.func for call in self.calls if id(call) not in straight)  # type: ignore[attr-defined]
+                  if type(func) is ast.Name or type(func) is ast.Attribute}
+        stack: list[tuple[ast.AST, bool, tuple[str, ...]]] = [(self.facts.tree, False, ())]
+        while stack:
+            node, looped, owners = stack.pop()
+            if id(node) in wanted and (looped or not called.isdisjoint(owners)):
+                return True
+            kind = type(node)
+            if kind in _OWNERS:
+                owners = (*owners, node.name)  # type: ignore[attr-defined]
+            elif kind in _LOOPS_AND_COMPREHENSIONS:
+                looped = True
+            stack.extend((child, looped, owners) for child in ast_children(node))
+        return False
+
+    def _self_bound(self, names: set[str]) -> bool:
+        """A call of one of ``names`` assigned to ``self.<attr>`` in a def or a loop, not in the
+        own code of an ``__init__`` (built once per object; a loop there is a loop's)."""
+        straight = self._straight_module_code()
+        qualified = self.facts.qualified
+        initial = {id(node) for d in self.defs if d.name == "__init__" for node in _own_nodes(d)}
+        for node in self.assigns:
+            if type(node) is ast.Assign and id(node) not in straight and id(node) not in initial \
+                    and type(node.value) is ast.Call \
+                    and any(type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id == "self"
+                            for t in node.targets) and qualified(node.value.func) in names:
+                return True
+        return False
 
     def _reads_files(self) -> bool:
         """READS_FILES: an import or an ``a.b.c`` chain of the module resolves to such a name."""
