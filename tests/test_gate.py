@@ -593,6 +593,16 @@ STRUCTURE_CASES = [
     ("TFM409", "def log(d):\n    return tf.summary.create_file_writer(d)\nfor d in runs:\n    log(d)\n", True),
     ("TFM409", "@app.route('/t')\ndef t():\n    w = tf.summary.create_file_writer('l')\n", True),
     ("TFM409", "class T:\n    def fit(self):\n        self.w = tf.compat.v1.summary.FileWriter('l')\n", True),
+    # TFM408: a load in a loop, a handler or a def they run; in an entry point or a def it runs;
+    # or in a def that loads its own model and predicts with it on what it is given.
+    ("TFM408", "def main(path):\n    model = tf.keras.models.load_model(path)\n    model.summary()\n"
+               "def fetch(p):\n    return tf.saved_model.load(p)\nclass C:\n    def __init__(self):\n"
+               "        self.m = tf.keras.models.load_model('m')\nmain('m')\nm = fetch('m')\n", False),
+    ("TFM408", "def fetch(p):\n    return tf.saved_model.load(p)\nfor p in paths:\n    fetch(p)\n", True),
+    ("TFM408", "def fetch(p):\n    return tf.saved_model.load(p)\nclass C:\n    def predict(self, x):\n"
+               "        return fetch('m')(x)\n", True),
+    ("TFM408", "def vectors(texts):\n    enc = tf.saved_model.load('u')\n    return enc(texts)\n", True),
+    ("TFM408", "def score(x):\n    m = tf.keras.models.load_model('m')\n    return m.predict_proba(x)\n", True),
     # TFM405/406: fit/evaluate/compile in a loop.
     ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),

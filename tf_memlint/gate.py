@@ -289,7 +289,7 @@ class ModuleFacts:
             nodes = by_attribute[last] = [name for name in map(self.qualified, nodes) if name is not None]
         return nodes
 
-    def holds(self, inside: Inside | Together | InCalledDef) -> bool:
+    def holds(self, inside: Inside | Together | InCalledDef | BoundAndUsed) -> bool:
         """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring);
         for ``Together``, a node of each group in one and the same place; for ``InCalledDef``, in
         the straight code of such a def."""
@@ -306,6 +306,10 @@ IN_DEF_OR_LOOP, NOTEBOOK = "in a def, a loop or a comprehension", "in a notebook
 # a loop calls (``f()``, ``x.f()``, ``Net()``): the places where something a def or an object
 # keeps may be made again (TFM201's owner, made or called more than once: ``_repeated``).
 OWNER_CALLED = "in a loop, or in a def or class called from a def or a loop"
+# Calls only: in a def named as an entry point (``__call__``, callers.ENTRY_POINTS: made to be
+# called once per input), or in a def such a def calls, followed as REPEATED follows calls
+# (CallerFacts.repetition_of_def: the entry point of a class, above the call sites it follows).
+ENTRY_CALLED = "in an entry point or a def it runs"
 MODEL_METHOD = "in a method of a Keras model class"
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
@@ -445,6 +449,27 @@ class InCalledDef(_Structure):
 
 
 @dataclasses.dataclass(frozen=True)
+class BoundAndUsed(_Structure):
+    """A def with a parameter other than ``self`` and ``cls``, whose name ``named`` accepts, that
+    binds a call of ``nodes`` to a name (``model = load_model(...)``) and calls that name, or a
+    method of it ``used`` accepts, with arguments (``model(x)``, ``model.predict(x)``): a def that
+    makes its own object and uses it on what it is given, whoever calls it."""
+
+    nodes: frozenset[str]
+    named: Callable[[str], bool]
+    used: Callable[[str], bool]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", frozenset(self.nodes))
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return facts.holds(self)
+
+    def __str__(self) -> str:
+        return f"{' | '.join(sorted(self.nodes))} bound and used in a def with parameters"
+
+
+@dataclasses.dataclass(frozen=True)
 class AnyOf(_Structure):
     parts: tuple[_Structure, ...]
 
@@ -517,6 +542,8 @@ class _Index:
             found = self._holds[inside] = self._together(inside)
         if found is None and type(inside) is InCalledDef:
             found = self._holds[inside] = self._in_called_def(inside)
+        if found is None and type(inside) is BoundAndUsed:
+            found = self._holds[inside] = self._bound_and_used(inside)
         if found is None:
             place = inside.place
             if all(node.startswith(SELF_BOUND) for node in inside.nodes) and inside.nodes:
@@ -597,6 +624,9 @@ class _Index:
             region = ids(TRAINING_LOOP, self._training_loops)
         elif place == REPEATED:
             region = ids(REPEATED, self._repeated_roots, follow_calls=True)
+        elif place == ENTRY_CALLED:
+            region = ids(ENTRY_CALLED, lambda: [d for d in self.defs if d.name == "__call__"
+                                                or d.name.lstrip("_") in ENTRY_POINTS], follow_calls=True)
         else:
             region = ids(place, lambda: self._roots(place), True)
         return any(id(call) in region for call in calls)
@@ -633,6 +663,27 @@ class _Index:
                 if id(definition) not in repeated:
                     continue
             if any(map(match, _straight_nodes(definition))):
+                return True
+        return False
+
+    def _bound_and_used(self, structure: BoundAndUsed) -> bool:
+        match = self._matcher(structure.nodes)
+        for definition in self.defs:
+            arguments = definition.args
+            if not structure.named(definition.name) or not {
+                    a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                    arguments.vararg, arguments.kwarg] if a is not None} - {"self", "cls"}:
+                continue
+            nodes = ast_nodes(definition)
+            bound = {node.targets[0].id for node in nodes  # type: ignore[attr-defined]
+                     if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+                     and type(node.value) is ast.Call and match(node.value)}
+            if bound and any(
+                    type(node) is ast.Call and node.args and (  # type: ignore[attr-defined]
+                        (type(node.func) is ast.Name and node.func.id in bound)  # type: ignore[attr-defined]
+                        or (type(node.func) is ast.Attribute and type(node.func.value) is ast.Name  # type: ignore[attr-defined]
+                            and node.func.value.id in bound and structure.used(node.func.attr)))  # type: ignore[attr-defined]
+                    for node in nodes):
                 return True
         return False
 
