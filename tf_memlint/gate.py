@@ -534,6 +534,7 @@ class _Index:
         self._candidates: dict[frozenset[str], Callable[[], list[ast.AST]]] = {}  # node test -> its calls' finder
         self._straight: set[int] | None = None
         self._outer_defs: set[int] | None = None  # ids of the defs of the straight code (_straight_module_code)
+        self._owner_called_ids: set[int] | None = None  # ids of the calls in the OWNER_CALLED place
         self._place_roots: dict[str, list[ast.AST]] = {}
 
     def holds(self, inside: Inside | Together | InCalledDef) -> bool:
@@ -728,24 +729,25 @@ class _Index:
         return self._straight
 
     def _owner_called(self, calls: list[ast.AST]) -> bool:
-        """OWNER_CALLED for one of ``calls``: each call's ancestors, found in one walk."""
-        wanted = {id(call) for call in calls}
-        straight = self._straight_module_code()
-        called = {func.id if type(func) is ast.Name else func.attr for func in
-                  (call.func for call in self.calls if id(call) not in straight)  # type: ignore[attr-defined]
-                  if type(func) is ast.Name or type(func) is ast.Attribute}
-        stack: list[tuple[ast.AST, bool, tuple[str, ...]]] = [(self.facts.tree, False, ())]
-        while stack:
-            node, looped, owners = stack.pop()
-            if id(node) in wanted and (looped or not called.isdisjoint(owners)):
-                return True
-            kind = type(node)
-            if kind in _OWNERS:
-                owners = (*owners, node.name)  # type: ignore[attr-defined]
-            elif kind in _LOOPS_AND_COMPREHENSIONS:
-                looped = True
-            stack.extend((child, looped, owners) for child in ast_children(node))
-        return False
+        """OWNER_CALLED for one of ``calls``: the module's calls in that place, found in one walk."""
+        if self._owner_called_ids is None:
+            straight = self._straight_module_code()
+            called = {func.id if type(func) is ast.Name else func.attr for func in
+                      (call.func for call in self.calls if id(call) not in straight)  # type: ignore[attr-defined]
+                      if type(func) is ast.Name or type(func) is ast.Attribute}
+            found = self._owner_called_ids = set()
+            stack: list[tuple[ast.AST, bool, tuple[str, ...]]] = [(self.facts.tree, False, ())]
+            while stack:
+                node, looped, owners = stack.pop()
+                kind = type(node)
+                if kind is ast.Call and (looped or not called.isdisjoint(owners)):
+                    found.add(id(node))
+                if kind in _OWNERS:
+                    owners = (*owners, node.name)  # type: ignore[attr-defined]
+                elif kind in _LOOPS_AND_COMPREHENSIONS:
+                    looped = True
+                stack.extend((child, looped, owners) for child in ast_children(node))
+        return any(id(call) in self._owner_called_ids for call in calls)
 
     def _self_bound(self, names: set[str]) -> bool:
         """A call of one of ``names`` assigned to ``self.<attr>`` in a def or a loop, not in the
