@@ -107,13 +107,15 @@ def test_import_text_test_skips_internals(source):
 
 
 def test_gate_resolves_every_import_spelling():
-    assert could_fire(ast.parse("import tensorflow as tf\n@tf.function\ndef f(): pass\n"))
-    assert could_fire(ast.parse("from tensorflow import function\n@function\ndef f(): pass\n"))
-    assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\ndef f():\n    s = tf.Session()\n"), ["TFM201"])
+    # a tf.function declared to take a Python float (TFM110), under either spelling
+    assert could_fire(ast.parse("import tensorflow as tf\n@tf.function\ndef f(rate: float): pass\n"))
+    assert could_fire(ast.parse("from tensorflow import function\n@function\ndef f(rate: float): pass\n"))
+    assert could_fire(ast.parse("import tensorflow.compat.v1 as tf\nfor i in x:\n    s.append(tf.Session())\n"),
+                      ["TFM201"])
     assert could_fire(ast.parse("from tensorflow.keras import Model\nclass M(Model):\n"
                                 "    def call(self, x):\n        for i in range(500): pass\n"), ["TFM101"])
     assert not could_fire(ast.parse("import tensorflow as tf\nx = tf.constant(1)\n"), ["TFM101"])
-    assert not could_fire(ast.parse("import numpy as np\n@np.function\ndef f(): pass\n"))
+    assert not could_fire(ast.parse("import numpy as np\n@np.function\ndef f(rate: float): pass\n"))
     # a name that only looks like a trigger: `function` attribute of something else
     assert not could_fire(ast.parse("import tensorflow as tf\nimport x\n@x.function\ndef f(): pass\n"),
                           ["TFM101"])
@@ -245,6 +247,59 @@ def test_recorded_walk_replays_and_lists_subtrees_like_a_walk():
         expected = {id(n): i for i, top in enumerate(module.body) for n in [top, *_below(top, ())]}
         assert recorded.holders({id(n) for n in nodes}, list(module.body)) == expected, path
     assert Walked(cst.parse_module("x = 1\n"), _Recorder()).below(cst.Name("x")) is None  # not in the tree
+
+
+_NESTED_LAYOUTS = (
+    "import tensorflow as tf\n\n\nclass A:\n    @staticmethod\n    def f(x):\n        if x:\n"
+    "            # a comment\n            y = tf.add(\n                x,\n    1)\n        else:\n"
+    "            y = 2; z = tf.constant(3)\n        for i in range(3):\n            try:\n"
+    "                g(i)\n            except E:\n                pass\n        return y\n",
+    "import tensorflow as tf\r\ndef f():\r\n\twith tf.Session() as s:\r\n\t\ts.run(\\\r\n"
+    "\t\t\tx)\r\n\twhile 1:\r\n\t  async_ = [tf.add(1, 2)\r\n for _ in \"\"\"a\r\nb\"\"\"]\r\n",
+)
+
+
+def test_positions_placed_per_statement_are_the_whole_module_positions():
+    """positions_of generates code only for the innermost statements that hold the nodes asked,
+    placed by the stdlib tree: each node's position must be the one the whole module gives."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from tf_memlint.walk import positions_of
+
+    sources = [read_source(str(path)) for path in fixture_files()[::3] + _corpus_sample(8)] + list(_NESTED_LAYOUTS)
+    for source in sources:
+        module = cst.parse_module(source)
+        tree = ast.parse(source)
+        whole = {id(node): (position.start.line, position.start.column) for node, position
+                 in MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider).items()}
+        walked = collect(module).walked
+        nodes = [n for n in walked.events if n is not None]
+        for node in nodes[:: max(1, len(nodes) // 60)]:
+            walked.placed.clear()  # one node at a time, as FunctionFacts.line_of asks
+            assert positions_of(module, source, [node], tree, walked) == {id(node): whole[id(node)]}, source[:80]
+        walked.placed.clear()
+        assert positions_of(module, source, nodes, tree, walked) == {id(n): whole[id(n)] for n in nodes}
+
+
+def test_containment_read_off_the_recording_is_a_walk_s():
+    """syntax.contains reads the recording in use (walk.in_use) instead of walking the subtree:
+    the same answer for nodes of the recording, and a walk for what it does not hold (layout,
+    another tree)."""
+    from tf_memlint.syntax import contains
+    from tf_memlint.walk import in_use, preorder
+
+    for path in fixture_files()[::6] + _corpus_sample(4):
+        module = cst.parse_module(read_source(str(path)))
+        walked = collect(module).walked
+        recorded = [n for n in walked.events if n is not None]
+        assert len({id(n) for n in recorded}) == len(recorded)  # each node once: an id names one event
+        every = preorder(module)
+        roots = [n for n in recorded if children(n)][:: max(1, len(recorded) // 150)]
+        targets = every[:: max(1, len(every) // 150)]
+        expected = {(id(r), id(t)): contains(r, t) for r in roots for t in targets}  # walked: no recording in use
+        with in_use(walked):
+            assert {(id(r), id(t)): contains(r, t) for r in roots for t in targets} == expected, path
+            assert contains(module.body[0], cst.Name("x")) is False  # another tree's node: walked
 
 
 def test_the_pre_pass_records_the_walk_without_layout():
@@ -422,20 +477,28 @@ STRUCTURE_CASES = [
     ("TFM404", "m = tf.keras.models.load_model('m')\ndef view(request):\n    return m.predict(x)\n", True),
     ("TFM404", "m = tf.keras.models.load_model('m')\nclass S(pb2_grpc.ModelServicer):\n"
                "    def Predict(self, req, ctx):\n        return m.predict(x)\n", True),
-    # TFM201: a session made once at script level lives as long as the program: only a def, a loop
-    # or a comprehension can make one again and again (an InteractiveSession is judged anywhere).
+    # TFM201: a session made once at script level lives as long as the program: only a loop or a
+    # comprehension, or a def or class (the owner) called from a def or a loop, can make one again
+    # and again (an InteractiveSession is judged anywhere).
     ("TFM201", "sess = tf.compat.v1.Session()\nsess.run(y)\nclass A:\n    s = tf.compat.v1.Session()\n", False),
     ("TFM201", "sess = tf.compat.v1.InteractiveSession()\n", True),
-    ("TFM201", "def make():\n    return tf.compat.v1.Session()\n", True),
-    ("TFM201", "class Agent:\n    def __init__(self):\n        self.sess = tf.compat.v1.Session()\n", True),
+    ("TFM201", "def make():\n    return tf.compat.v1.Session()\nclass Agent:\n    def __init__(self):\n"
+               "        self.sess = tf.compat.v1.Session()\nagent = Agent()\nsess = make()\nlambda: make()\n", False),
+    ("TFM201", "def make():\n    return tf.compat.v1.Session()\nfor i in range(3):\n    make()\n", True),
+    ("TFM201", "class Agent:\n    def __init__(self):\n        self.sess = tf.compat.v1.Session()\n"
+               "def main():\n    agent = Agent()\n", True),
+    ("TFM201", "class Agent:\n    def build(self):\n        self.sess = tf.compat.v1.Session()\n"
+               "def main(a):\n    a.build()\n", True),
     ("TFM201", "for g in graphs:\n    pool.append(tf.compat.v1.Session(graph=g))\n", True),
     ("TFM201", "pool = [tf.compat.v1.Session(graph=g) for g in graphs]\n", True),
     # a session opened as a with item is closed with its block: only one made otherwise can stay open
     ("TFM201", "def main():\n    with tf.compat.v1.Session() as sess:\n        sess.run(y)\n"
                "    for g in graphs:\n        with tf.compat.v1.Session(graph=g) as s, open(f) as h:\n            pass\n",
      False),
-    ("TFM201", "def main():\n    with tf.compat.v1.Session().as_default() as sess:\n        sess.run(y)\n", True),
-    ("TFM201", "def main():\n    with closing(tf.compat.v1.Session()) as sess:\n        sess.run(y)\n", True),
+    ("TFM201", "def main():\n    with tf.compat.v1.Session().as_default() as sess:\n        sess.run(y)\n"
+               "for r in runs:\n    main()\n", True),
+    ("TFM201", "def main():\n    with closing(tf.compat.v1.Session()) as sess:\n        sess.run(y)\n"
+               "for r in runs:\n    main()\n", True),
     # TFM202: one loop or handler that both runs a session and adds ops (Together), calls followed.
     ("TFM202", "sess = tf.compat.v1.Session()\nsess.run(y, {p: x})\n"
                "for k in range(9):\n    layers.append(tf.compat.v1.layers.dense(h, 8))\n", False),
@@ -478,7 +541,16 @@ STRUCTURE_CASES = [
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(10_000)\n", True),
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
                "ds = ds.shuffle(1000, buffer_size=n)\n", True),
-    # Python's and NumPy's shuffles reorder a list or an array in place: never a dataset's buffer.
+    # Below a million elements, the elements must be file content: a name that reads or decodes
+    # files, or a dataset of decoded images or of file records, somewhere in the module.
+    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(50_000)\n"
+               "ds = ds.shuffle(60000).map(lambda a, b: (a / 255, b))\n", False),
+    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(1_000_000)\n", True),
+    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(n)\n", True),
+    ("TFM302", "from tensorflow.image import decode_png as dec\n"
+               "ds = tf.data.Dataset.list_files(f).map(lambda f: dec(load(f))).shuffle(60000)\n", True),
+    ("TFM302", "ds = tf.data.TFRecordDataset(files).shuffle(60000)\n", True),
+    ("TFM302", "ds = tf.keras.utils.image_dataset_from_directory('d').unbatch().shuffle(60000)\n", True),
     ("TFM302", "import random\nimport numpy as np\n"
                "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
                "random.shuffle(files)\nnp.random.shuffle(files)\n", False),
@@ -498,6 +570,39 @@ STRUCTURE_CASES = [
     ("TFM304", "def predict(items):\n    return tf.data.Dataset.from_generator(lambda: items, tf.string)\n", True),
     ("TFM304", "def f(x):\n    for y in tf.data.Dataset.from_tensors(x):\n        pass\n"
                "@app.route('/f')\ndef serve():\n    return f(x)\n", True),
+    # TFM105: a tf.function created in a def or a loop: tf.function(f) there, or a @tf.function
+    # def nested in a def or in a loop; not a module-level or method def, nor a decorator's call.
+    ("TFM105", "@tf.function(jit_compile=True)\ndef h(x):\n    return x\ng = tf.function(h)\n"
+               "class M(tf.keras.Model):\n    @tf.function(input_signature=[])\n    def call(self, x):\n"
+               "        return [tf.function(jit_compile=True) for _ in x]\n", False),
+    ("TFM105", "def f(g):\n    h = tf.function(g)\n", True),
+    ("TFM105", "for g in gs:\n    h = tf.function(jit_compile=True)(g)\n", True),
+    ("TFM105", "[tf.function(func=g) for g in gs]\n", True),
+    ("TFM105", "for i in range(3):\n    @tf.function\n    def h(x):\n        return x * i\n", True),
+    ("TFM105", "def f():\n    @tf.function(jit_compile=True)\n    def h(x):\n        return x\n", True),
+    # TFM110: a @tf.function def with a parameter declared a Python str or float.
+    ("TFM110", "@tf.function\ndef h(x, n=3, flag: bool = True, *a, k: int = 1, **kw):\n    return x\n"
+               "def g(x, rate: float = 0.5, mode='train'):\n    return x\n", False),
+    ("TFM110", "@tf.function\ndef h(x, mode='train'):\n    return x\n", True),
+    ("TFM110", "class M:\n    @tf.function(jit_compile=True)\n    def h(self, x, *, rate=-0.5):\n        return x\n", True),
+    ("TFM110", "@tf.function\ndef h(x, name: str):\n    return x\n", True),
+    # TFM409: a writer in a loop or in a def a loop or a handler runs, or a TF1 writer kept on self.
+    ("TFM409", "def main():\n    w = tf.summary.create_file_writer('logs')\n    train(w)\n"
+               "class T:\n    def __init__(self):\n        self.w = tf.compat.v1.summary.FileWriter('l')\n"
+               "    def fit(self):\n        w = tf.compat.v1.summary.FileWriter('l')\nmain()\n", False),
+    ("TFM409", "def log(d):\n    return tf.summary.create_file_writer(d)\nfor d in runs:\n    log(d)\n", True),
+    ("TFM409", "@app.route('/t')\ndef t():\n    w = tf.summary.create_file_writer('l')\n", True),
+    ("TFM409", "class T:\n    def fit(self):\n        self.w = tf.compat.v1.summary.FileWriter('l')\n", True),
+    # TFM408: a load in a loop, a handler or a def they run; in an entry point or a def it runs;
+    # or in a def that loads its own model and predicts with it on what it is given.
+    ("TFM408", "def main(path):\n    model = tf.keras.models.load_model(path)\n    model.summary()\n"
+               "def fetch(p):\n    return tf.saved_model.load(p)\nclass C:\n    def __init__(self):\n"
+               "        self.m = tf.keras.models.load_model('m')\nmain('m')\nm = fetch('m')\n", False),
+    ("TFM408", "def fetch(p):\n    return tf.saved_model.load(p)\nfor p in paths:\n    fetch(p)\n", True),
+    ("TFM408", "def fetch(p):\n    return tf.saved_model.load(p)\nclass C:\n    def predict(self, x):\n"
+               "        return fetch('m')(x)\n", True),
+    ("TFM408", "def vectors(texts):\n    enc = tf.saved_model.load('u')\n    return enc(texts)\n", True),
+    ("TFM408", "def score(x):\n    m = tf.keras.models.load_model('m')\n    return m.predict_proba(x)\n", True),
     # TFM405/406: fit/evaluate/compile in a loop.
     ("TFM405", "m = tf.keras.Sequential()\nm.fit(x, y, epochs=1)\n", False),
     ("TFM405", "m = tf.keras.Sequential()\nfor s in batches:\n    m.fit(s, y, epochs=1)\n", True),

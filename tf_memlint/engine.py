@@ -46,9 +46,9 @@ from tf_memlint.names import MENTIONS_TF, canonical
 from tf_memlint.evidence import Evidence
 from tf_memlint.ignores import is_test_path
 from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
-from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, at_least, grade, graded_message
+from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, Grade, at_least, grade, graded_message
 from tf_memlint.rule import Diagnostic, Rule, all_rules
-from tf_memlint.walk import Walked, positions_of
+from tf_memlint.walk import Walked, in_use, positions_of
 
 
 class LintError(Exception):
@@ -358,23 +358,30 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
             return []  # "keras" only in a comment or string: no TF name to resolve
         rules = [registry[code](context, settings) for code in wanted]
         walker = _BatchedWalk(context, rules, module)
-        walker.run(context.walked)
-        findings = [(rule, node, message, found) for rule in rules for node, message, found in rule.findings]
+        with in_use(context.walked):  # syntax.contains reads the recording
+            walker.run(context.walked)
+        # A finding's grade does not depend on where it is: those below the confidence shown are
+        # dropped before positions are generated for the rest (``shown`` drops them anyway).
+        level = settings.get("confidence") or HIGH
+        findings = [(rule, node, message, found, graded) for rule in rules for node, message, found in rule.findings
+                    for graded in (_grade(rule, found, settings),) if at_least(graded.confidence, level)]
         if not findings:
             return []
-        positions = positions_of(module, source, [node for _, node, _, _ in findings], tree, context.walked)
-        return sorted({_graded(positions[id(node)], rule, message, found, settings)
-                       for rule, node, message, found in findings})
+        positions = positions_of(module, source, [node for _, node, _, _, _ in findings], tree, context.walked)
+        return sorted({_diagnostic(positions[id(node)], rule, message, found, graded)
+                       for rule, node, message, found, graded in findings})
     finally:
         _release(context, rules)
 
 
-def _graded(position: tuple[int, int], rule: Rule, message: str, found: Evidence,
-            settings: dict[str, Any]) -> Diagnostic:
+def _grade(rule: Rule, found: Evidence, settings: dict[str, Any]) -> Grade:
+    return grade(rule.code, found, found.once_confidence or rule.once_confidence,
+                 min_bytes=settings.get("min_memory_cost", DEFAULT_MIN_MIB) * 1024 * 1024,
+                 min_seconds=settings.get("min_time_cost", DEFAULT_MIN_SECONDS))
+
+
+def _diagnostic(position: tuple[int, int], rule: Rule, message: str, found: Evidence, graded: Grade) -> Diagnostic:
     """The finding with its grade (grading.graded_message says how the message shows it)."""
-    graded = grade(rule.code, found, found.once_confidence or rule.once_confidence,
-                   min_bytes=settings.get("min_memory_cost", DEFAULT_MIN_MIB) * 1024 * 1024,
-                   min_seconds=settings.get("min_time_cost", DEFAULT_MIN_SECONDS))
     words = found.words()
     return Diagnostic(*position, rule.code, graded_message(message, words, graded.cost), graded.confidence,
                       graded.cost, words or None)

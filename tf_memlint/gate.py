@@ -84,6 +84,7 @@ from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
+from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
 from tf_memlint.facts.sessions import (FEED_RUN_METHODS, OP_NAMESPACE, SESSION_RUN_METHODS, is_initializer,
                                       op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
@@ -288,7 +289,7 @@ class ModuleFacts:
             nodes = by_attribute[last] = [name for name in map(self.qualified, nodes) if name is not None]
         return nodes
 
-    def holds(self, inside: Inside | Together | InCalledDef) -> bool:
+    def holds(self, inside: Inside | Together | InCalledDef | BoundAndUsed) -> bool:
         """Whether a node of ``inside.nodes`` is in ``inside.place`` (see the module docstring);
         for ``Together``, a node of each group in one and the same place; for ``InCalledDef``, in
         the straight code of such a def."""
@@ -301,6 +302,14 @@ class ModuleFacts:
 TRACED, MAPPED, LOOP, TRAINING_LOOP, REPEATED, ANYWHERE, OUTSIDE_WITH = (
     "traced", "mapped", "loop", "training loop", "repeated", "anywhere", "outside a with item")
 IN_DEF_OR_LOOP, NOTEBOOK = "in a def, a loop or a comprehension", "in a notebook"
+# Calls only: under a loop or a comprehension, or in a def or class whose name a call in a def or
+# a loop calls (``f()``, ``x.f()``, ``Net()``): the places where something a def or an object
+# keeps may be made again (TFM201's owner, made or called more than once: ``_repeated``).
+OWNER_CALLED = "in a loop, or in a def or class called from a def or a loop"
+# Calls only: in a def named as an entry point (``__call__``, callers.ENTRY_POINTS: made to be
+# called once per input), or in a def such a def calls, followed as REPEATED follows calls
+# (CallerFacts.repetition_of_def: the entry point of a class, above the call sites it follows).
+ENTRY_CALLED = "in an entry point or a def it runs"
 MODEL_METHOD = "in a method of a Keras model class"
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
@@ -308,10 +317,23 @@ NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
 OPS_IN_FETCH = "a session run whose fetches may build an op"
 GRAPH_OP = "a call of a TF name that adds graph ops"
+TF_FUNCTION_MADE = "a tf.function created in a def or a loop"
+# The module names a TF function that reads or decodes files (pipelines.DECODING_PREFIXES), a
+# dataset of decoded images (DECODED_SOURCES) or of file records (FILE_RECORD_SOURCES): without
+# one, no dataset of the module is known to hold file content (PipelineFacts.holds_decoded,
+# holds_file_records). Module-wide: ANYWHERE only.
+READS_FILES = "a name that reads or decodes files"
+# ``self.<attr> = <call>`` in a def or a loop, the call's canonical name after the prefix (as
+# ``TFContext.call_name`` gives it): a TF1 summary writer kept on the object (TFM409).
+SELF_BOUND = "self.attr = "
+SCALAR_TF_FUNCTION = "a tf.function def with a parameter declared a Python str or float"
 # Packages that load TensorFlow models without the module naming TensorFlow itself: a module
 # importing only these can still load a model per call (TFM408).
 MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
-_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP})
+# The nodes only a call or a def can pass: their places are searched among those alone.
+_CALL_OR_DEF_NODES = frozenset({TF_FUNCTION_MADE, SCALAR_TF_FUNCTION})
+_SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP,
+                      READS_FILES}) | _CALL_OR_DEF_NODES
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -321,7 +343,11 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                               ast.GeneratorExp)
-_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE})  # the nodes a matcher passes that are not calls
+_READS_FILES_ONLY = frozenset({READS_FILES})
+_OWNERS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_LOOPS_AND_COMPREHENSIONS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
+                                       ast.GeneratorExp})
+_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES})  # the nodes a matcher passes that are not calls
 
 
 def _closure(nodes: list, admits: Callable[[Any, set[str]], bool]) -> set[str]:
@@ -423,6 +449,27 @@ class InCalledDef(_Structure):
 
 
 @dataclasses.dataclass(frozen=True)
+class BoundAndUsed(_Structure):
+    """A def with a parameter other than ``self`` and ``cls``, whose name ``named`` accepts, that
+    binds a call of ``nodes`` to a name (``model = load_model(...)``) and calls that name, or a
+    method of it ``used`` accepts, with arguments (``model(x)``, ``model.predict(x)``): a def that
+    makes its own object and uses it on what it is given, whoever calls it."""
+
+    nodes: frozenset[str]
+    named: Callable[[str], bool]
+    used: Callable[[str], bool]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", frozenset(self.nodes))
+
+    def holds(self, facts: ModuleFacts) -> bool:
+        return facts.holds(self)
+
+    def __str__(self) -> str:
+        return f"{' | '.join(sorted(self.nodes))} bound and used in a def with parameters"
+
+
+@dataclasses.dataclass(frozen=True)
 class AnyOf(_Structure):
     parts: tuple[_Structure, ...]
 
@@ -486,6 +533,8 @@ class _Index:
         self._passing: dict[frozenset[str], list[ast.Call]] = {}  # node test -> the calls that pass it
         self._candidates: dict[frozenset[str], Callable[[], list[ast.AST]]] = {}  # node test -> its calls' finder
         self._straight: set[int] | None = None
+        self._outer_defs: set[int] | None = None  # ids of the defs of the straight code (_straight_module_code)
+        self._owner_called_ids: set[int] | None = None  # ids of the calls in the OWNER_CALLED place
         self._place_roots: dict[str, list[ast.AST]] = {}
 
     def holds(self, inside: Inside | Together | InCalledDef) -> bool:
@@ -494,10 +543,26 @@ class _Index:
             found = self._holds[inside] = self._together(inside)
         if found is None and type(inside) is InCalledDef:
             found = self._holds[inside] = self._in_called_def(inside)
+        if found is None and type(inside) is BoundAndUsed:
+            found = self._holds[inside] = self._bound_and_used(inside)
         if found is None:
             place = inside.place
-            if _calls_only(inside.nodes):
+            if all(node.startswith(SELF_BOUND) for node in inside.nodes) and inside.nodes:
+                if place != IN_DEF_OR_LOOP:
+                    raise ValueError(f"{SELF_BOUND!r} nodes: IN_DEF_OR_LOOP only")
+                found = self._self_bound({node[len(SELF_BOUND):] for node in inside.nodes})
+            elif inside.nodes == _READS_FILES_ONLY:
+                if place != ANYWHERE:
+                    raise ValueError(f"{READS_FILES!r} is a fact of the whole module: ANYWHERE only")
+                found = self._reads_files()
+            elif _calls_only(inside.nodes):
                 found = self._call_in_place(inside.nodes, place)
+            elif inside.nodes <= _CALL_OR_DEF_NODES and place in (ANYWHERE, IN_DEF_OR_LOOP):
+                candidates = self.calls + self.defs
+                if place == IN_DEF_OR_LOOP:
+                    straight = self._straight_module_code()
+                    candidates = [node for node in candidates if id(node) not in straight]
+                found = any(map(self._matcher(inside.nodes), candidates))
             else:
                 match = self._matcher(inside.nodes)
                 region = self._region
@@ -549,6 +614,8 @@ class _Index:
         if place == IN_DEF_OR_LOOP:
             straight = self._straight_module_code()
             return any(id(call) not in straight for call in calls)
+        if place == OWNER_CALLED:
+            return self._owner_called(calls)
         ids = self._call_ids
         if place == LOOP:
             region = ids(LOOP, lambda: self.loops)
@@ -558,6 +625,9 @@ class _Index:
             region = ids(TRAINING_LOOP, self._training_loops)
         elif place == REPEATED:
             region = ids(REPEATED, self._repeated_roots, follow_calls=True)
+        elif place == ENTRY_CALLED:
+            region = ids(ENTRY_CALLED, lambda: [d for d in self.defs if d.name == "__call__"
+                                                or d.name.lstrip("_") in ENTRY_POINTS], follow_calls=True)
         else:
             region = ids(place, lambda: self._roots(place), True)
         return any(id(call) in region for call in calls)
@@ -597,6 +667,27 @@ class _Index:
                 return True
         return False
 
+    def _bound_and_used(self, structure: BoundAndUsed) -> bool:
+        match = self._matcher(structure.nodes)
+        for definition in self.defs:
+            arguments = definition.args
+            if not structure.named(definition.name) or not {
+                    a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                    arguments.vararg, arguments.kwarg] if a is not None} - {"self", "cls"}:
+                continue
+            nodes = ast_nodes(definition)
+            bound = {node.targets[0].id for node in nodes  # type: ignore[attr-defined]
+                     if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+                     and type(node.value) is ast.Call and match(node.value)}
+            if bound and any(
+                    type(node) is ast.Call and node.args and (  # type: ignore[attr-defined]
+                        (type(node.func) is ast.Name and node.func.id in bound)  # type: ignore[attr-defined]
+                        or (type(node.func) is ast.Attribute and type(node.func.value) is ast.Name  # type: ignore[attr-defined]
+                            and node.func.value.id in bound and structure.used(node.func.attr)))  # type: ignore[attr-defined]
+                    for node in nodes):
+                return True
+        return False
+
     def _repeated_roots(self) -> list[ast.AST]:
         return self.loops + self._repeated_defs()
 
@@ -625,12 +716,69 @@ class _Index:
         comprehension (module level, class bodies). IN_DEF_OR_LOOP is every other node."""
         if self._straight is None:
             straight = self._straight = set()
+            outer = self._outer_defs = set()
             stack: list[ast.AST] = [self.facts.tree]
             while stack:
                 node = stack.pop()
                 straight.add(id(node))
-                stack.extend(child for child in ast_children(node) if not isinstance(child, _DEF_LOOP_OR_COMPREHENSION))
+                for child in ast_children(node):
+                    if not isinstance(child, _DEF_LOOP_OR_COMPREHENSION):
+                        stack.append(child)
+                    elif isinstance(child, _DEFS):
+                        outer.add(id(child))
         return self._straight
+
+    def _owner_called(self, calls: list[ast.AST]) -> bool:
+        """OWNER_CALLED for one of ``calls``: the module's calls in that place, found in one walk."""
+        if self._owner_called_ids is None:
+            straight = self._straight_module_code()
+            called = {func.id if type(func) is ast.Name else func.attr for func in
+                      (call.func for call in self.calls if id(call) not in straight)  # type: ignore[attr-defined]
+                      if type(func) is ast.Name or type(func) is ast.Attribute}
+            found = self._owner_called_ids = set()
+            stack: list[tuple[ast.AST, bool, tuple[str, ...]]] = [(self.facts.tree, False, ())]
+            while stack:
+                node, looped, owners = stack.pop()
+                kind = type(node)
+                if kind is ast.Call and (looped or not called.isdisjoint(owners)):
+                    found.add(id(node))
+                if kind in _OWNERS:
+                    owners = (*owners, node.name)  # type: ignore[attr-defined]
+                elif kind in _LOOPS_AND_COMPREHENSIONS:
+                    looped = True
+                stack.extend((child, looped, owners) for child in ast_children(node))
+        return any(id(call) in self._owner_called_ids for call in calls)
+
+    def _self_bound(self, names: set[str]) -> bool:
+        """A call of one of ``names`` assigned to ``self.<attr>`` in a def or a loop, not in the
+        own code of an ``__init__`` (built once per object; a loop there is a loop's)."""
+        straight = self._straight_module_code()
+        qualified = self.facts.qualified
+        initial = {id(node) for d in self.defs if d.name == "__init__" for node in _own_nodes(d)}
+        for node in self.assigns:
+            if type(node) is ast.Assign and id(node) not in straight and id(node) not in initial \
+                    and type(node.value) is ast.Call \
+                    and any(type(t) is ast.Attribute and type(t.value) is ast.Name and t.value.id == "self"
+                            for t in node.targets) and qualified(node.value.func) in names:
+                return True
+        return False
+
+    def _reads_files(self) -> bool:
+        """READS_FILES: an import or an ``a.b.c`` chain of the module resolves to such a name."""
+        facts = self.facts
+        if facts._attrs is None:
+            facts._walk()
+        names = {canonical(module) for module in facts.aliases.values()}
+        names.update(map(facts.qualified, facts._attribute_nodes))
+        names.discard(None)
+        return any(name.startswith(DECODING_PREFIXES) or name in DECODED_SOURCES or name in FILE_RECORD_SOURCES
+                   for name in names)  # type: ignore[union-attr]
+
+    def _in_def_or_loop_def(self, node: ast.AST) -> bool:
+        """``node``, a def, is nested in a def or a loop (or a comprehension): not one of the defs
+        of the module's or a class body's straight code."""
+        self._straight_module_code()
+        return id(node) not in self._outer_defs  # type: ignore[operator]
 
     def _in_def_or_loop(self) -> list[ast.AST]:
         found = self._regions.get(IN_DEF_OR_LOOP)
@@ -676,6 +824,8 @@ class _Index:
         numpy = NUMPY_ARRAY in nodes
         fetch_ops = OPS_IN_FETCH in nodes
         graph_op = GRAPH_OP in nodes
+        made = TF_FUNCTION_MADE in nodes
+        scalar_def = SCALAR_TF_FUNCTION in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
         qualified = self.facts.qualified
         effects = nodes & EFFECTS
@@ -710,6 +860,8 @@ class _Index:
                     return True
                 if graph_op and op_creating_name(qualified(func) or ""):
                     return True
+                if made and _creates_tf_function(node, qualified):
+                    return True
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
                     return True
                 if sized and type(func) is ast.Attribute and any(
@@ -723,6 +875,11 @@ class _Index:
                     return True
                 return (bool(names) and (named(func) or (type(func) is ast.Name and callee in derived))) \
                     or (numpy and self._numpy_array(func))
+            if (made or scalar_def) and (kind is ast.FunctionDef or kind is ast.AsyncFunctionDef):
+                if made and self._decorated(node) and self._in_def_or_loop_def(node):  # type: ignore[arg-type]
+                    return True
+                if scalar_def and self._decorated(node) and _declares_python_scalar(node):  # type: ignore[arg-type]
+                    return True
             if item_write:
                 if kind is ast.Assign:
                     if any(type(t) is ast.Subscript for t in node.targets):  # type: ignore[attr-defined]
@@ -1112,6 +1269,33 @@ def _small_literal(value: ast.expr | None, bound: int) -> bool:
     else:
         sign = 1
     return type(value) is ast.Constant and type(value.value) is int and sign * value.value < bound
+
+
+def _creates_tf_function(call: ast.Call, qualified) -> bool:
+    """``tf.function(f, ...)`` or ``tf.function(...)(f)`` (tracing.is_tf_function_call), read
+    loosely: any argument may be the function; not ``tf.function(jit_compile=True)`` alone, a
+    decorator's call."""
+    func = call.func
+    if type(func) is ast.Call:
+        return qualified(func.func) == TF_FUNCTION
+    return qualified(func) == TF_FUNCTION and (bool(call.args) or any(k.arg in (None, "func") for k in call.keywords))
+
+
+def _declares_python_scalar(definition: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A parameter annotated ``str`` or ``float``, or a default that is a string (bytes, an
+    f-string) or float literal, signed or not (TFM110's ``_scalar_kind``, for any parameter)."""
+    arguments = definition.args
+    for parameter in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+        annotation = parameter.annotation
+        if type(annotation) is ast.Name and annotation.id in ("str", "float"):
+            return True
+    for default in [*arguments.defaults, *arguments.kw_defaults]:
+        if type(default) is ast.UnaryOp and type(default.op) in (ast.USub, ast.UAdd):
+            default = default.operand
+        if type(default) is ast.JoinedStr or (
+                type(default) is ast.Constant and type(default.value) in (str, bytes, float)):
+            return True
+    return False
 
 
 def _gives_true(call: ast.Call, keyword: str) -> bool:

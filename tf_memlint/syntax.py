@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 
 import libcst as cst
 
-from tf_memlint.walk import walk
+from tf_memlint.walk import recorded_contains, walk
 
 _EMPTY_MODULE = cst.Module(body=[])
 # Methods that put their argument into the container they are called on (list, set, deque, dict).
@@ -248,6 +248,9 @@ class _Finder(cst.CSTVisitor):
 
 def contains(root: cst.CSTNode, target: cst.CSTNode) -> bool:
     """``target`` is ``root`` or a node under it (by identity)."""
+    known = recorded_contains(root, target)
+    if known is not None:
+        return known
     finder = _Finder(target)
     walk(root, finder)
     return finder.found

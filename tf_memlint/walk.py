@@ -16,16 +16,20 @@ top-level statements that hold them.
 from __future__ import annotations
 
 import ast
+import bisect
 import collections.abc
+import contextlib
 import dataclasses
 import inspect
 import re
+import threading
 import typing
 from array import array
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 _VISIT_CALL = re.compile(r"""visit_\w+\(\s*self\s*,\s*["'](\w+)["']""")
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
@@ -192,6 +196,7 @@ class Walked:
         # index of the entry event of each node with children, by id: what ``below`` reads.
         self._ends = array("i")
         self._starts: dict[int, int] = {}
+        self._ids: list[int] | None = None  # id of each event's node, for ``contains``
         self._record(root, visitor, visits, leaves)
         # positions_of's answers: (placed with a stdlib tree's help) -> id(node) -> (line, column)
         self.placed: dict[bool, dict[int, tuple[int, int]]] = {}
@@ -315,10 +320,84 @@ class Walked:
                 found[id(node)] = current
         return found
 
+    def entry_indexes(self, wanted: set[int]) -> dict[int, int] | None:
+        """id -> the index of that node's entry event, for each id in ``wanted``; None when one
+        is not in the recording. Nodes with children are indexed; the others are searched for."""
+        starts = self._starts
+        found = {key: starts[key] for key in wanted if key in starts}
+        if len(found) < len(wanted):
+            if self._ids is None:
+                self._ids = list(map(id, self.events))
+            for key in wanted - found.keys():
+                try:
+                    found[key] = self._ids.index(key)
+                except ValueError:
+                    return None
+        return found
+
+    def holding(self, siblings: list[cst.CSTNode], targets: list[int]) -> dict[int, list[int]] | None:
+        """The entry event indexes ``targets`` (sorted) by the index in ``siblings`` (nodes with
+        children, in walk order: a block's statements) of the one each is in or is; None when
+        one is in none of them."""
+        starts = []
+        for sibling in siblings:
+            start = self._starts.get(id(sibling))
+            if start is None:
+                return None
+            starts.append(start)
+        found: dict[int, list[int]] = {}
+        for target in targets:
+            index = bisect.bisect_right(starts, target) - 1
+            if index < 0 or target > self._ends[starts[index]]:
+                return None
+            found.setdefault(index, []).append(target)
+        return found
+
+    def contains(self, root: cst.CSTNode, target: cst.CSTNode) -> bool | None:
+        """``target`` is ``root`` or under it, read off the recording; None when either is not
+        in it (a layout node, a node of another tree), or ``root`` has no children here."""
+        if root is target:
+            return True
+        start = self._starts.get(id(root))
+        if start is None:
+            return None
+        inner = self._starts.get(id(target))
+        if inner is None:
+            if self._ids is None:
+                self._ids = list(map(id, self.events))
+            try:
+                inner = self._ids.index(id(target))
+            except ValueError:
+                return None
+        return start < inner < self._ends[start]
+
     def _starts_by_id(self) -> dict[int, int]:
         """id(node) -> the index of its entry event, for the nodes with children (``_ends``
         holds the index of each entry event's leave event)."""
         return self._starts
+
+
+# The recording of the tree being linted on this thread (``in_use``), which ``recorded_contains``
+# reads: a containment test there is two lookups instead of a walk of the subtree.
+_current = threading.local()
+
+
+@contextlib.contextmanager
+def in_use(walked: Walked) -> Iterator[None]:
+    previous = getattr(_current, "walked", None)
+    _current.walked = walked
+    try:
+        yield
+    finally:
+        _current.walked = previous
+
+
+def recorded_contains(root: cst.CSTNode, target: cst.CSTNode) -> bool | None:
+    """``Walked.contains`` on the recording in use on this thread; None without one, or when it
+    cannot tell. The nodes of a recording are alive as long as it is, so an id found in it is
+    that node's."""
+    walked = getattr(_current, "walked", None)
+    return None if walked is None else walked.contains(root, target)
 
 
 class _AnyType:
@@ -337,10 +416,11 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
     out). ``walked``: the module's recorded walk, which says which statement holds each node.
 
     Positions cost a code-generation pass. Over the whole module that was most of the cost of a
-    file with one finding in a 10,000-line module, so positions are generated for the top-level
-    statements that hold the findings only, and placed by the line where the stdlib tree says
-    each statement starts. That placement is checked: the statement's generated code must be
-    the source text at that line; otherwise (or without a stdlib tree) the whole module is used.
+    file with one finding in a 10,000-line module, so positions are generated only for the
+    innermost statements that hold the nodes (a statement of a def of a class, not the class),
+    each placed by the line where the stdlib tree says it starts, with the indentation of the
+    blocks around it. That placement is checked: the statement's generated code must be the
+    source text at that line; otherwise (or without a stdlib tree) the whole module is used.
     """
     # Messages ask for lines one node at a time (FunctionFacts.line_of), then the engine for the
     # findings: the positions of every node of each statement placed are kept with the walk.
@@ -348,21 +428,23 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
     if all(id(node) in placed for node in nodes):
         return {id(node): placed[id(node)] for node in nodes if id(node) in placed}
     wanted = {id(node) for node in nodes if id(node) not in placed}
-    lines = _top_level_lines(module, tree) if tree is not None else None
-    if lines is not None:
+    statements = _innermost_statements(module, tree, walked, wanted) if tree is not None else None
+    if statements is not None:
         found: dict[int, tuple[int, int]] = {}
         text = source.decode(module.encoding) if isinstance(source, bytes) else source
         starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
-        for index in sorted(set(walked.holders(wanted, list(module.body)).values())):
-            statement = module.body[index]
-            first = lines[index] - 1 - len(statement.leading_lines)  # 0-based line of its code
-            if not 0 <= first < len(starts) or not text.startswith(module.code_for_node(statement), starts[first]):
+        for statement, line, indents in statements:
+            first = line - 1 - len(statement.leading_lines)  # 0-based line of its code
+            provider = PositionProvider()
+            state = PositionProvidingCodegenState(default_indent=module.default_indent,
+                                                  default_newline=module.default_newline, provider=provider)
+            state.indent_tokens.extend(indents)  # as the blocks around it would have pushed them
+            statement._codegen(state)
+            if not 0 <= first < len(starts) or not text.startswith("".join(state.tokens), starts[first]):
                 found.clear()
                 break
-            part = module.with_changes(body=[statement], header=(), footer=())
-            for node, position in MetadataWrapper(part, unsafe_skip_copy=True).resolve(PositionProvider).items():
-                if node is not part:  # the module's own nodes only: an id stays theirs
-                    found[id(node)] = (position.start.line + first, position.start.column)
+            for node, position in provider._computed.items():
+                found[id(node)] = (position.start.line + first, position.start.column)
         if wanted.issubset(found):
             placed.update(found)
             return {id(node): placed[id(node)] for node in nodes}
@@ -372,18 +454,52 @@ def positions_of(module: cst.Module, source: bytes | str, nodes: list[cst.CSTNod
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+# The compound statements whose indented body is searched for a smaller statement to place, with
+# the stdlib statements each may be.
+_BODY_OF = {cst.FunctionDef: (ast.FunctionDef, ast.AsyncFunctionDef), cst.ClassDef: (ast.ClassDef,),
+            cst.For: (ast.For, ast.AsyncFor), cst.While: (ast.While,), cst.If: (ast.If,),
+            cst.With: (ast.With, ast.AsyncWith), cst.Try: (ast.Try,)}
 
 
-def _top_level_lines(module: cst.Module, tree: ast.AST) -> list[int] | None:
-    """The line of the first token of each top-level LibCST statement, from the stdlib tree
-    (a LibCST statement line holds one stdlib statement per ``;``-separated part); None when the
-    two trees do not line up."""
-    body = getattr(tree, "body", None)
-    if not isinstance(tree, ast.Module) or body is None:
+def _innermost_statements(module: cst.Module, tree: ast.AST, walked: Walked,
+                          wanted: set[int]) -> list[tuple[cst.CSTNode, int, list[str]]] | None:
+    """The statements whose positions place the ``wanted`` nodes: for each node, the innermost
+    statement holding it along the bodies of compound statements (``_BODY_OF``), with the line
+    of its first token by the stdlib tree and the indentation of the blocks it is in. None when
+    a node is not in the recorded walk or the two trees do not line up at the top level."""
+    if not isinstance(tree, ast.Module):
         return None
-    lines: list[int] = []
+    entries = walked.entry_indexes(wanted)
+    if entries is None:
+        return None
+    chosen: list[tuple[cst.CSTNode, int, list[str]]] = []
+
+    def place(statements, ast_body: list[ast.stmt], indents: list[str], targets: list[int]) -> bool:
+        lines = _statement_lines(statements, ast_body)
+        held = walked.holding(statements, targets) if lines is not None else None
+        if held is None:
+            return False
+        for index, inner in held.items():
+            statement = statements[index]
+            line, stdlib = lines[index]  # type: ignore[index]
+            block = getattr(statement, "body", None)
+            if type(stdlib) in _BODY_OF.get(type(statement), ()) and type(block) is cst.IndentedBlock \
+                    and place(block.body, stdlib.body, [*indents, module.default_indent if block.indent is None
+                                                        else block.indent], inner):
+                continue
+            chosen.append((statement, line, indents))
+        return True
+
+    return chosen if place(module.body, tree.body, [], sorted(entries.values())) else None
+
+
+def _statement_lines(statements, body: list[ast.stmt]) -> list[tuple[int, ast.stmt]] | None:
+    """For each LibCST statement, the line of its first token and its first stdlib statement (a
+    LibCST statement line holds one stdlib statement per ``;``-separated part); None when the
+    two lists do not line up."""
+    found: list[tuple[int, ast.stmt]] = []
     index = 0
-    for statement in module.body:
+    for statement in statements:
         if index >= len(body):
             return None
         first = body[index]
@@ -391,6 +507,6 @@ def _top_level_lines(module: cst.Module, tree: ast.AST) -> list[int] | None:
         decorators = getattr(first, "decorator_list", None)
         if decorators:
             line = min(line, *(d.lineno for d in decorators))
-        lines.append(line)
+        found.append((line, first))
         index += len(statement.body) if isinstance(statement, cst.SimpleStatementLine) else 1
-    return lines if index == len(body) else None
+    return found if index == len(body) else None

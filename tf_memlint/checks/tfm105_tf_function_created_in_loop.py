@@ -9,6 +9,7 @@ import libcst as cst
 from tf_memlint.evidence import ONCE_HERE, evidence_at, repetition_of_loops
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.tracing import TF_FUNCTION
+from tf_memlint.gate import IN_DEF_OR_LOOP, TF_FUNCTION_MADE, Inside
 from tf_memlint.syntax import target_names
 from tf_memlint.rule import Rule, register
 from tf_memlint.walk import walk
@@ -36,6 +37,8 @@ class TfFunctionCreatedInLoop(Rule):
     name = "tf-function-created-in-loop"
     summary = "tf.function created inside a loop is traced again on every iteration"
     triggers = frozenset({TF_FUNCTION})  # tf.function in a loop: the only thing it fires on, decorator or call
+    # a tf.function(f) call in a def or a loop; a @tf.function def nested in a def or in a loop
+    structure = Inside(IN_DEF_OR_LOOP, {TF_FUNCTION_MADE})
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)

@@ -6,6 +6,7 @@ import libcst as cst
 
 from tf_memlint.evidence import UNKNOWN, Repetition
 from tf_memlint.facts.tracing import TF_FUNCTION
+from tf_memlint.gate import ANYWHERE, SCALAR_TF_FUNCTION, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import code_of, has_input_signature, number_literal
@@ -66,6 +67,7 @@ class PythonScalarParameter(Rule):
     name = "python-scalar-parameter"
     summary = "tf.function parameter declared a Python str or float: one trace per distinct value"
     triggers = frozenset({TF_FUNCTION})  # a tf.function: the only thing it fires on, decorator or call
+    structure = Inside(ANYWHERE, {SCALAR_TF_FUNCTION})  # a @tf.function def with a str or float parameter
     # The definition alone: harm needs callers passing many values, which the def cannot show.
     once_confidence = "low"
 

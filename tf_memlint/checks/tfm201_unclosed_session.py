@@ -8,7 +8,7 @@ from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.functions import RETURNS_SESSION, SESSION
 from tf_memlint.facts.repetition import first_time, where_repeated
 from tf_memlint.facts.sessions import INTERACTIVE_SESSION, SESSION_CLASSES
-from tf_memlint.gate import ANYWHERE, IN_DEF_OR_LOOP, NOTEBOOK, OUTSIDE_WITH, REPEATED, Inside
+from tf_memlint.gate import ANYWHERE, NOTEBOOK, OUTSIDE_WITH, OWNER_CALLED, REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import STORING_METHODS, code_of, dotted_name, is_self_attribute
 
@@ -54,7 +54,9 @@ class UnclosedSession(Rule):
     # module or class-body level it lives as long as the program that uses it: silent, _owner),
     # not as a with item (closed); in a notebook, anywhere (superseded); or, in the command, a call
     # per iteration/request of another module's function that opens one
-    structure = Inside(ANYWHERE, {INTERACTIVE_SESSION}) | Inside((IN_DEF_OR_LOOP, OUTSIDE_WITH), SESSION_CLASSES) \
+    # (made in a def, it is reported only where its owner, the def or the class holding it on
+    # self, is made or called again: _repeated; OWNER_CALLED)
+    structure = Inside(ANYWHERE, {INTERACTIVE_SESSION}) | Inside((OWNER_CALLED, OUTSIDE_WITH), SESSION_CLASSES) \
         | Inside(NOTEBOOK, SESSION_CLASSES) | Inside(REPEATED, {SESSION, RETURNS_SESSION})
 
     def __init__(self, context, settings) -> None:

@@ -7,7 +7,7 @@ import libcst as cst
 
 from tf_memlint.evidence import ONCE, UNKNOWN, Repetition
 from tf_memlint.facts.pipelines import MILLION_ELEMENTS, SHUFFLE_TRIGGERS, WHOLE_DATASET_LITERAL, PipelineFacts
-from tf_memlint.gate import ANYWHERE, Inside
+from tf_memlint.gate import ANYWHERE, READS_FILES, Inside
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
@@ -45,7 +45,9 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
     summary = "Dataset.shuffle() buffer sized like the whole dataset on decoded elements"
     triggers = SHUFFLE_TRIGGERS
     # a buffer that may be "the whole dataset" (whole_dataset_size): not a literal below the threshold
-    structure = Inside(ANYWHERE, {f".shuffle(buffer_size>={WHOLE_DATASET_LITERAL})"})
+    # and, below a million elements, decoded file content or file records (READS_FILES)
+    structure = Inside(ANYWHERE, {f".shuffle(buffer_size>={MILLION_ELEMENTS})"}) | (
+        Inside(ANYWHERE, {f".shuffle(buffer_size>={WHOLE_DATASET_LITERAL})"}) & Inside(ANYWHERE, {READS_FILES}))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

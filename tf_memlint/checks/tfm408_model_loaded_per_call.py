@@ -12,7 +12,7 @@ from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.functions import is_cache_decorator
 from tf_memlint.facts.keras import KERAS_MODEL_BUILDERS
 from tf_memlint.facts.repetition import first_time, runs_fewer_than_counting_splitters, where_repeated
-from tf_memlint.gate import IN_DEF_OR_LOOP, Inside
+from tf_memlint.gate import ENTRY_CALLED, REPEATED, BoundAndUsed, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import all_params, code_of, dotted_name
 
@@ -80,7 +80,11 @@ class ModelLoadedPerCall(Rule):
     name = "model-loaded-per-call"
     summary = "model loaded (load_model, saved_model.load, hub.load) in a function that runs per call"
     triggers = LOADER_TRIGGERS
-    structure = Inside(IN_DEF_OR_LOOP, LOADER_TRIGGERS)  # the load itself is in a def or a loop
+    # the load in a loop, a handler or a def they run (where_repeated, repetition_of_def's call sites),
+    # in an entry point or a def it runs (repetition_of_def's entry point), or in a def that loads
+    # its own model and predicts with it on its parameters (_loads_its_own_model)
+    structure = Inside(REPEATED, LOADER_TRIGGERS) | Inside(ENTRY_CALLED, LOADER_TRIGGERS) | BoundAndUsed(
+        LOADER_TRIGGERS, lambda name: name not in _RUN_ONCE, lambda method: method in _USES or method.startswith("predict"))
     options = {
         "load_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),

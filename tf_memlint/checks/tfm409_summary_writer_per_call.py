@@ -11,7 +11,7 @@ import libcst as cst
 from tf_memlint.evidence import COUNT, GROWS, ONCE, ONCE_HERE, SMALL, UNKNOWN, Repetition, evidence_at, repetition_at
 from tf_memlint.facts.callers import ENTRY_POINTS, CallerFacts
 from tf_memlint.facts.repetition import first_time, runs_fewer_than
-from tf_memlint.gate import IN_DEF_OR_LOOP, Inside
+from tf_memlint.gate import IN_DEF_OR_LOOP, REPEATED, SELF_BOUND, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import all_params, code_of, is_self_attribute, target_names
 
@@ -56,7 +56,9 @@ class SummaryWriterPerCall(Rule):
     name = "summary-writer-per-call"
     summary = "summary FileWriter / create_file_writer opened per iteration or per call"
     triggers = WRITERS
-    structure = Inside(IN_DEF_OR_LOOP, WRITERS)  # the writer itself is opened in a def or a loop
+    # a writer in a loop or in a def the loops or handlers run (repetition_of_def follows the calls
+    # REPEATED follows), or a TF1 writer kept on self in a def (_rebound: reported whoever calls it)
+    structure = Inside(REPEATED, WRITERS) | Inside(IN_DEF_OR_LOOP, {SELF_BOUND + name for name in TF1_WRITERS})
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
