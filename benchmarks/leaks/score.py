@@ -70,8 +70,9 @@ def load_built(root: Path, half: str) -> list[dict]:
     return cases
 
 
-def judge(cases: list[dict], findings: list[dict]) -> tuple[dict[str, bool], int, int]:
-    """Which diagnosable cases are caught, and how many findings are noise, of how many."""
+def judge(cases: list[dict], findings: list[dict]) -> tuple[dict[str, bool], int, int, dict[str, int]]:
+    """Which diagnosable cases are caught, how many findings are noise, of how many, and the
+    noise findings of each case."""
     by_case: dict[str, list[dict]] = defaultdict(list)
     dirs = {str(c["dir"]): c for c in cases}
     for finding in findings:
@@ -81,8 +82,9 @@ def judge(cases: list[dict], findings: list[dict]) -> tuple[dict[str, bool], int
                 finding["relative"] = str(path.relative_to(parent))
                 by_case[dirs[str(parent)]["id"]].append(finding)
                 break
-    caught, noise, total = {}, 0, 0
+    caught, noise, total, noise_of = {}, 0, 0, {}
     for case in cases:
+        before = noise
         causes = [(file, line) for file, line in case.get("causes", [])]
         hits = set()
         for finding in by_case[case["id"]]:
@@ -92,23 +94,28 @@ def judge(cases: list[dict], findings: list[dict]) -> tuple[dict[str, bool], int
                 hits.update(near)
             else:
                 noise += 1
+        noise_of[case["id"]] = noise - before
         if case.get("diagnosable", True):
             caught[case["id"]] = bool(hits)
-    return caught, noise, total
+    return caught, noise, total, noise_of
 
 
-def table(cases: list[dict], results: dict[str, tuple[dict[str, bool], int, int]], key: str) -> str:
+def table(cases: list[dict], results: dict[str, tuple], key: str) -> str:
+    """Per value of ``key``: diagnosable reports, caught per tier, and noise per tier (findings
+    near no cause line, on every case of the group, undiagnosable ones too)."""
     tiers = list(results)
     groups: dict[str, list[dict]] = defaultdict(list)
     for case in cases:
-        if case.get("diagnosable", True):
-            groups[str(case.get(key, "?"))].append(case)
-    head = f"| {key} | reports | " + " | ".join(f"caught: {t}" for t in tiers) + " |"
-    rows = [head, "|" + "---|" * (2 + len(tiers))]
+        groups[str(case.get(key, "?"))].append(case)
+    head = (f"| {key} | reports | " + " | ".join(f"caught: {t}" for t in tiers) + " | "
+            + " | ".join(f"noise: {t}" for t in tiers) + " |")
+    rows = [head, "|" + "---|" * (2 + 2 * len(tiers))]
     for group in sorted(groups):
         members = groups[group]
-        cells = [f"{sum(results[t][0][c['id']] for c in members)}" for t in tiers]
-        rows.append(f"| {group} | {len(members)} | " + " | ".join(cells) + " |")
+        reports = [c for c in members if c.get("diagnosable", True)]
+        caught = [f"{sum(results[t][0][c['id']] for c in reports)}" for t in tiers]
+        noise = [f"{sum(results[t][3][c['id']] for c in members)}" for t in tiers]
+        rows.append(f"| {group} | {len(reports)} | " + " | ".join(caught + noise) + " |")
     return "\n".join(rows)
 
 
@@ -125,7 +132,7 @@ def main() -> int:
         results[tier] = judge(cases, lint([c["dir"] for c in cases], extra))
     print(f"{args.half}: {len(cases)} cases built, {len(diagnosable)} diagnosable\n")
     print("| tier | caught | recall | findings | noise | noise share |\n|---|---|---|---|---|---|")
-    for tier, (caught, noise, total) in results.items():
+    for tier, (caught, noise, total, _) in results.items():
         hit = sum(caught.values())
         share = f"{noise / total:.0%}" if total else "-"
         print(f"| {tier} | {hit}/{len(diagnosable)} | {hit / max(len(diagnosable), 1):.0%} | {total} | {noise} | {share} |")
@@ -133,7 +140,7 @@ def main() -> int:
         print()
         print(table(cases, results, key))
     if args.misses:
-        for tier, (caught, _, _) in results.items():
+        for tier, (caught, *_) in results.items():
             print(f"\nmissed by {tier}: " + ", ".join(sorted(i for i, hit in caught.items() if not hit)))
     return 0
 
