@@ -323,17 +323,26 @@ class Walked:
     def entry_indexes(self, wanted: set[int]) -> dict[int, int] | None:
         """id -> the index of that node's entry event, for each id in ``wanted``; None when one
         is not in the recording. Nodes with children are indexed; the others are searched for."""
-        starts = self._starts
-        found = {key: starts[key] for key in wanted if key in starts}
-        if len(found) < len(wanted):
+        found = {}
+        for key in wanted:
+            entry = self._entry(key)
+            if entry is None:
+                return None
+            found[key] = entry
+        return found
+
+    def _entry(self, key: int) -> int | None:
+        """The index of the entry event of the node whose id is ``key``: indexed for nodes with
+        children, searched for the others; None when it is not in the recording."""
+        entry = self._starts.get(key)
+        if entry is None:
             if self._ids is None:
                 self._ids = list(map(id, self.events))
-            for key in wanted - found.keys():
-                try:
-                    found[key] = self._ids.index(key)
-                except ValueError:
-                    return None
-        return found
+            try:
+                entry = self._ids.index(key)
+            except ValueError:
+                return None
+        return entry
 
     def holding(self, siblings: list[cst.CSTNode], targets: list[int]) -> dict[int, list[int]] | None:
         """The entry event indexes ``targets`` (sorted) by the index in ``siblings`` (nodes with
@@ -361,15 +370,8 @@ class Walked:
         start = self._starts.get(id(root))
         if start is None:
             return None
-        inner = self._starts.get(id(target))
-        if inner is None:
-            if self._ids is None:
-                self._ids = list(map(id, self.events))
-            try:
-                inner = self._ids.index(id(target))
-            except ValueError:
-                return None
-        return start < inner < self._ends[start]
+        inner = self._entry(id(target))
+        return None if inner is None else start < inner < self._ends[start]
 
     def _starts_by_id(self) -> dict[int, int]:
         """id(node) -> the index of its entry event, for the nodes with children (``_ends``
