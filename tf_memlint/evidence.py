@@ -246,7 +246,12 @@ def _counts_epochs(loop: cst.For | cst.While) -> bool:
 
 def repetition_of_loop(context: TFContext, loop: cst.For | cst.While) -> Repetition:
     if isinstance(loop, cst.While):
-        return _while(context, loop)
+        repetition = _while(context, loop)
+        if repetition.kind in (UNBOUNDED, UNKNOWN) and _blocks_on_a_figure(context, loop):
+            # `while True:` that shows a figure each pass (plt.show() waits for its window to be
+            # closed): as many passes as a person cares to look at.
+            return Repetition(SMALL, basis=f"{repetition.basis}, a figure shown per pass", known=False)
+        return repetition
     repetition = _iterable(context, loop.iter, 0)
     if repetition.kind in (PER_ITEM, UNKNOWN) and _shows_a_figure(context, loop.body):
         # Each iteration puts a figure in front of a person: a handful of items, looked at.
@@ -276,6 +281,15 @@ def _shows_a_figure(context: TFContext, body: cst.CSTNode, depth: int = 0) -> bo
                 if definition is not None and _shows_a_figure(context, definition.body, 1):
                     return True
     return False
+
+
+def _blocks_on_a_figure(context: TFContext, loop: cst.While) -> bool:
+    """``loop``'s own statements call ``plt.show()`` as it blocks (no ``block=False``): not a
+    frame drawn with ``imshow`` and ``pause``, which a display loop does at its frame rate."""
+    return any(context.imported_name(call.func) == "matplotlib.pyplot.show"
+               and not any(arg.keyword is not None and arg.keyword.value == "block" for arg in call.args)
+               for statement in loop_statements(loop) if isinstance(statement, cst.SimpleStatementLine)
+               for call in context.calls_in(statement))
 
 
 def _module_def(context: TFContext, name: str) -> cst.FunctionDef | None:
