@@ -450,6 +450,14 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     bound = bounds[1] if len(bounds) >= 2 else (bounds[0] if bounds else None)
     if bound is None:
         return _unsized(text)
+    passed = None if _EPOCH_WORDS.search(re.sub(r"\W+", "_", code_of(bound)).lower()) else _parameter_ints(context, bound)
+    if passed is not None:
+        # range(steps_ahead) in `def forecast(model, window, steps_ahead)` called with 4: the
+        # callers of this module decide the count. Not an epoch count: what runs per epoch is
+        # read as such below, whatever the number of epochs.
+        start = int_literal(bounds[0]) if len(bounds) >= 2 else 0
+        if start is not None:
+            return _counted(max(0, max(passed) - start), f"{text}, {code_of(bound)}={max(passed)} where it is called")
     if len(bounds) < 2 or isinstance(bounds[0], cst.Integer):
         window = _windowed_length(context, bound)
         if window is not None:
@@ -467,6 +475,16 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     if _looks_like_data(words):
         return Repetition(PER_ITEM, basis=text, known=False)
     return _unsized(text)
+
+
+def _parameter_ints(context: TFContext, bound: cst.BaseExpression) -> list[int] | None:
+    """The ints a parameter of the def around takes at every call of this module."""
+    frame = context.function
+    if not (isinstance(bound, cst.Name) and frame is not None and isinstance(frame.node, cst.FunctionDef)):
+        return None
+    if bound.value not in context.scopes[frame.node].params:
+        return None
+    return context.functions.parameter_ints(frame.node, bound.value)
 
 
 def _windowed_length(context: TFContext, bound: cst.BaseExpression) -> cst.BaseExpression | None:

@@ -34,7 +34,7 @@ from tf_memlint.facts.base import (EFFECT_KINDS, FIT, MODEL, OPS, PREDICT, RETUR
                                    RETURNS_SESSION, RUNS_SESSION, SESSION, TF_FUNCTION)
 from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
 from tf_memlint.facts.sessions import GRAPH_RESETS, SESSION_CLASSES
-from tf_memlint.syntax import STORING_METHODS, all_params, code_of, dotted_name, is_self_attribute
+from tf_memlint.syntax import STORING_METHODS, all_params, code_of, dotted_name, int_literal, is_self_attribute
 from tf_memlint.walk import children, positions_of
 
 if TYPE_CHECKING:
@@ -253,6 +253,44 @@ class FunctionFacts:
                                     or isinstance(arg, cst.Name) and self.is_model_static(arg, caller)):
                 return True
         return False
+
+    def parameter_ints(self, definition: cst.FunctionDef, param: str) -> list[int] | None:
+        """The ints ``param`` of ``definition`` takes at every call of this module (its default
+        where a call leaves it out), when every one is known; None when one is not, or nothing
+        here calls the def (a library's caller decides)."""
+        scope = self.context.scopes[definition]
+        params = list(definition.params.params)
+        names = [p.name.value for p in params]
+        if param not in names or scope.assignments.get(param):
+            return None
+        default = next(p.default for p in params if p.name.value == param)
+        method = scope.parent is not None and isinstance(scope.parent.node, cst.ClassDef)
+        sites = self.call_sites(definition)
+        found = []
+        for site, _loops, caller in sites:
+            if not isinstance(site, cst.Call):
+                return None
+            if any(a.star for a in site.args):
+                return None  # f(*args, **kwargs): what it passes is not in sight
+            arg = _argument_for(site, names, param, method=method)
+            value = self._int_in(arg if arg is not None else default, caller)
+            if value is None:
+                return None
+            found.append(value)
+        return found or None
+
+    def _int_in(self, expr: cst.BaseExpression | None, where: cst.CSTNode | None) -> int | None:
+        """The int ``expr`` stands for, read in def ``where``: a literal, or a name bound once
+        there (or at module level) to one."""
+        if expr is None:
+            return None
+        literal = int_literal(expr)
+        if literal is not None or not isinstance(expr, cst.Name):
+            return literal
+        values = self._values(expr.value, where)
+        if not values or len(values) > 1:
+            return None
+        return int_literal(values[0])
 
     # Which def a call runs -----------------------------------------------------------------
     def resolve(self, call: cst.Call, where: cst.CSTNode | None) -> tuple[str, cst.FunctionDef] | None:
