@@ -56,12 +56,14 @@ def lint(paths: list[Path], extra: list[str]) -> list[dict]:
     return json.loads(done.stdout)["findings"]
 
 
-def load_built(root: Path, half: str) -> list[dict]:
+def load_built(root: Path, half: str, prefixes: str | None = None) -> list[dict]:
     cases = []
     for toml in sorted(root.glob("*/case.toml")):
         with open(toml, "rb") as f:
             case = tomllib.load(f)
         if half != "both" and half_of(case["id"]) != half:
+            continue
+        if prefixes and not case["id"].startswith(tuple(prefixes)):
             continue
         if (toml.parent / ".missing").exists():
             continue
@@ -124,13 +126,16 @@ def main() -> int:
     parser.add_argument("root", type=Path)
     parser.add_argument("--half", choices=("dev", "heldout", "both"), required=True)
     parser.add_argument("--misses", action="store_true", help="list the diagnosable cases each tier misses")
+    parser.add_argument("--collectors", metavar="LETTERS",
+                        help="only the cases whose id starts with one of these letters (who collected them, "
+                             "so a batch collected later is scored apart: --collectors uv)")
     args = parser.parse_args()
-    cases = load_built(args.root, args.half)
+    cases = load_built(args.root, args.half, args.collectors)
     diagnosable = [c for c in cases if c.get("diagnosable", True)]
     results = {}
     for tier, extra in tier_arguments().items():
         results[tier] = judge(cases, lint([c["dir"] for c in cases], extra))
-    print(f"{args.half}: {len(cases)} cases built, {len(diagnosable)} diagnosable\n")
+    print(f"{args.half}{' ' + args.collectors if args.collectors else ''}: {len(cases)} cases built, {len(diagnosable)} diagnosable\n")
     print("| tier | caught | recall | findings | noise | noise share |\n|---|---|---|---|---|---|")
     for tier, (caught, noise, total, _) in results.items():
         hit = sum(caught.values())
