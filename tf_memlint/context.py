@@ -254,7 +254,7 @@ class TFContext:
 
     @property
     def repeated_scope(self) -> str | None:
-        """"request" / "batch" / "epoch" when the current function runs once per such event
+        """"request" / "batch" / "epoch" / "trial" when the current function runs once per such event
         (a web handler, a Keras callback hook: facts/events.py) and the node is not in a loop
         of its own; None elsewhere."""
         return self.frames[-1].repeated if self.frames and not self.frames[-1].loops else None

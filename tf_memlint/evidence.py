@@ -37,12 +37,13 @@ PER_STEP = "per step"          # an environment / training step loop (while not 
 PER_ITEM = "per item"          # a dataset, generator, file list, Sequence, DataFrame rows
 PER_CALLBACK = "per callback"  # a Keras callback's per-batch hook
 PER_EPOCH = "per epoch"        # the body of an epoch loop, outside its loop over batches
+PER_TRIAL = "per trial"        # a hyper-parameter search's objective (Optuna's study.optimize)
 COUNT = "count"                # a known trip count
 SMALL = "small"                # bounded by a few items (a splitter, a literal of variants)
 UNKNOWN = "unknown"            # a loop nobody can size from the code
 ONCE = "once"                  # not repeated where it stands
 
-GROWS = frozenset({UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK, PER_EPOCH})
+GROWS = frozenset({UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK, PER_EPOCH, PER_TRIAL})
 
 TEST, NOTEBOOK, SERVER, PROGRAM = "test", "notebook", "server", "program"
 
@@ -206,6 +207,9 @@ def _event(repeated: str, node: cst.CSTNode) -> Repetition:
         return Repetition(PER_REQUEST, basis=f"{name}() handles requests")
     if repeated == "batch":
         return Repetition(PER_CALLBACK, basis=f"{name}() runs every batch")
+    if repeated == "trial":
+        # As many trials as the search is given, in one process: tens to thousands, inferred.
+        return Repetition(PER_TRIAL, basis=f"{name}() runs every trial of study.optimize()", known=False)
     return Repetition(SMALL, basis=f"{name}() runs every epoch", known=False)
 
 
@@ -215,7 +219,7 @@ def repetition_of_loops(context: TFContext, loops: list) -> Repetition:
         # What stands in an epoch loop's own body, outside its loop over batches, runs once per
         # epoch: tens to a few hundred times, not once per training step.
         each[-1] = replace(each[-1], kind=PER_EPOCH, known=False)
-    for kind in (UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK, PER_EPOCH):
+    for kind in (UNBOUNDED, PER_REQUEST, PER_STEP, PER_ITEM, PER_CALLBACK, PER_EPOCH, PER_TRIAL):
         growing = [r for r in each if r.kind == kind]
         if growing:
             return growing[-1]
@@ -450,14 +454,16 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     bound = bounds[1] if len(bounds) >= 2 else (bounds[0] if bounds else None)
     if bound is None:
         return _unsized(text)
-    passed = None if _EPOCH_WORDS.search(re.sub(r"\W+", "_", code_of(bound)).lower()) else _parameter_ints(context, bound)
+    counts_epochs = _EPOCH_WORDS.search(re.sub(r"\W+", "_", code_of(bound)).lower())
+    passed = None if counts_epochs else _parameter_ints(context, bound)
     if passed is not None:
         # range(steps_ahead) in `def forecast(model, window, steps_ahead)` called with 4: the
         # callers of this module decide the count. Not an epoch count: what runs per epoch is
         # read as such below, whatever the number of epochs.
         start = int_literal(bounds[0]) if len(bounds) >= 2 else 0
         if start is not None:
-            return _counted(max(0, max(passed) - start), f"{text}, {code_of(bound)}={max(passed)} where it is called")
+            most = max(passed)
+            return _counted(max(0, most - start), f"{text}, {code_of(bound)}={most} where it is called")
     if len(bounds) < 2 or isinstance(bounds[0], cst.Integer):
         window = _windowed_length(context, bound)
         if window is not None:

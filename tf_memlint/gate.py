@@ -1138,15 +1138,20 @@ class _Index:
 
     def _repeated_defs(self) -> list[ast.AST]:
         """Defs that may run once per event (events.repetition): a route decorator, an HTTP,
-        batch or epoch hook name, a ``request`` parameter, a method of a gRPC servicer."""
+        batch or epoch hook name, a ``request`` parameter, a method of a gRPC servicer, a def
+        handed to an ``optimize(...)`` call (a search's objective)."""
         if self._repeated is not None:
             return self._repeated
         hooks = HTTP_METHODS | BATCH_HOOKS | EPOCH_HOOKS
+        objectives = {arg.id for call in self.calls
+                      if type(call.func) is ast.Attribute and call.func.attr == "optimize"
+                      for arg in [*call.args[:1], *(k.value for k in call.keywords if k.arg == "func")]
+                      if type(arg) is ast.Name}
         found: list[ast.AST] = []
         self._repeated = found
         for node in self.defs:
             arguments = node.args
-            if node.name in hooks or any(
+            if node.name in hooks or node.name in objectives or any(
                     type(d) is ast.Call and type(d.func) is ast.Attribute and d.func.attr in ROUTE_DECORATORS
                     for d in node.decorator_list) or any(
                     a.arg == "request" for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):

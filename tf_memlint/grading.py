@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tf_memlint.evidence import (COUNT, GROWS, NOTEBOOK, ONCE, PER_EPOCH, PER_ITEM, PER_STEP, SERVER, SMALL, TEST, UNKNOWN,
-                                 Evidence)
+from tf_memlint.evidence import (COUNT, GROWS, NOTEBOOK, ONCE, PER_EPOCH, PER_ITEM, PER_STEP, PER_TRIAL,
+                                 SERVER, SMALL, TEST, UNKNOWN, Evidence)
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 LEVELS = (HIGH, MEDIUM, LOW)
@@ -38,7 +38,8 @@ UNIT_COSTS = Path(__file__).resolve().parent / "unit_costs.json"
 
 
 # What an open-ended repetition grows with: a loop over data ends with the data.
-_GROWTH = {PER_ITEM: "grows with the data", PER_STEP: "grows with the steps", PER_EPOCH: "grows with the epochs"}
+_GROWTH = {PER_ITEM: "grows with the data", PER_STEP: "grows with the steps",
+           PER_EPOCH: "grows with the epochs", PER_TRIAL: "grows with the trials"}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ the body of a loop. ``repetition(def)`` says how often a def runs, as the unit a
     "batch"    Keras ``Callback.on_*batch_begin/end``
     "epoch"    Keras ``Callback.on_epoch_begin/end`` (rules decide what matters per epoch:
                a single ``predict`` per epoch is monitoring, not a finding)
+    "trial"    a hyper-parameter search's objective, handed to Optuna's ``study.optimize``: it
+               runs once per trial, in one process, and builds its model there
 
 Nothing is known about anything else: None.
 """
@@ -27,7 +29,7 @@ from tf_memlint.syntax import all_params, dotted_name
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
 
-REQUEST, BATCH, EPOCH = "request", "batch", "epoch"
+REQUEST, BATCH, EPOCH, TRIAL = "request", "batch", "epoch", "trial"
 ROUTE_DECORATORS = frozenset({"route", "get", "post", "put", "delete", "patch", "api_route",
                               "websocket", "head", "options"})
 HTTP_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head"})
@@ -59,6 +61,8 @@ def repetition(context: TFContext, node: cst.CSTNode, cls: cst.ClassDef | None) 
             if isinstance(first, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 return REQUEST
     name = node.name.value
+    if cls is None and name in context.facts_of(SearchObjectives).names:
+        return TRIAL
     if cls is not None:
         bases = _base_names(cls)
         if name in HTTP_METHODS and any(b in VIEW_BASES or b.endswith("Handler") for b in bases):
@@ -113,3 +117,22 @@ class WidgetCallbacks:
             call.args[0].value.value for call in context.calls_in(context.module)  # type: ignore[attr-defined]
             if isinstance(call.func, cst.Attribute) and call.func.attr.value in WIDGET_EVENT_METHODS
             and call.args and isinstance(call.args[0].value, cst.Name))
+
+
+class SearchObjectives:
+    """Names of the functions this module hands to Optuna's ``study.optimize`` (its first
+    argument, or ``func=``), built once per module on first use:
+    ``context.facts_of(SearchObjectives)``."""
+
+    def __init__(self, context: TFContext) -> None:
+        names = set()
+        if any(module.split(".")[0] == "optuna" for module in context.aliases.values()):
+            # Every call, in defs too: `study.optimize(objective)` is often in main().
+            for call in context.nodes_in(context.module, into_functions=True):
+                if type(call) is cst.Call and isinstance(call.func, cst.Attribute) \
+                        and call.func.attr.value == "optimize":
+                    names.update(arg.value.value for arg in call.args
+                                 if isinstance(arg.value, cst.Name)
+                                 and (arg.keyword is None and arg is call.args[0]
+                                      or arg.keyword is not None and arg.keyword.value == "func"))
+        self.names = frozenset(names)

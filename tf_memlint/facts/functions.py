@@ -34,7 +34,8 @@ from tf_memlint.facts.base import (EFFECT_KINDS, FIT, MODEL, OPS, PREDICT, RETUR
                                    RETURNS_SESSION, RUNS_SESSION, SESSION, TF_FUNCTION)
 from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS
 from tf_memlint.facts.sessions import GRAPH_RESETS, SESSION_CLASSES
-from tf_memlint.syntax import STORING_METHODS, all_params, code_of, dotted_name, int_literal, is_self_attribute
+from tf_memlint.syntax import (STORING_METHODS, all_params, code_of, dotted_name, int_literal,
+                               is_self_attribute)
 from tf_memlint.walk import children, positions_of
 
 if TYPE_CHECKING:
