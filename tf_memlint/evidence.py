@@ -372,6 +372,9 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             if count is not None:
                 return _counted(count, text)
             return _unsized(text)
+        taken = _taken(context, iterable)
+        if taken is not None:
+            return _counted(taken, text)
         if context.is_dataset(iterable):
             return Repetition(PER_ITEM, count, basis=text) if count is None else _counted(count, text)
         if count is not None:
@@ -390,9 +393,12 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
         if inner.kind in (PER_ITEM, SMALL):
             return _named(inner, text)
     if isinstance(iterable, cst.Name):
+        value = context.value_of(iterable, AT_POINT)
+        taken = _taken(context, value)
+        if taken is not None:
+            return _counted(taken, f"{text}, {code_of(value.func)}({taken})")  # type: ignore[union-attr]
         if iterable.value in context.dataset_names:
             return Repetition(PER_ITEM, basis=text)
-        value = context.value_of(iterable, AT_POINT)
         if value is not None and value is not iterable and not isinstance(value, cst.Name):
             inner = _iterable(context, value, depth + 1)
             if inner.kind != UNKNOWN:
@@ -402,6 +408,14 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
         return Repetition(PER_ITEM, basis=text, known=False)
     return _unsized(text)
+
+
+def _taken(context: TFContext, expr: cst.BaseExpression | None) -> int | None:
+    """n for ``dataset.take(n)`` (or ``.unbatch().take(TAKE_NUM)``) with n known: at most n items."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "take" \
+            and len(expr.args) == 1 and expr.args[0].keyword is None:
+        return context.int_value(expr.args[0].value)
+    return None
 
 
 _DATA_WORDS = re.compile(r"(images?|imgs?|files?|paths?|frames?|samples?|examples?|sentences?|texts?|"
