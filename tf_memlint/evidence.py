@@ -288,11 +288,12 @@ def _shows_a_figure(context: TFContext, body: cst.CSTNode, depth: int = 0) -> bo
 
 
 def _blocks_on_a_figure(context: TFContext, loop: cst.While) -> bool:
-    """``loop``'s own statements call ``plt.show()`` as it blocks (no ``block=False``): not a
-    frame drawn with ``imshow`` and ``pause``, which a display loop does at its frame rate."""
+    """Every pass of ``loop`` calls ``plt.show()`` as it blocks (no ``block=False``), in the
+    loop's own body, not under an ``if`` (``if do_plot:`` may be switched off): not a frame drawn
+    with ``imshow`` and ``pause``, which a display loop does at its frame rate."""
     return any(context.imported_name(call.func) == "matplotlib.pyplot.show"
                and not any(arg.keyword is not None and arg.keyword.value == "block" for arg in call.args)
-               for statement in loop_statements(loop) if isinstance(statement, cst.SimpleStatementLine)
+               for statement in loop.body.body if isinstance(statement, cst.SimpleStatementLine)
                for call in context.calls_in(statement))
 
 
