@@ -373,9 +373,6 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             if count is not None:
                 return _counted(count, text)
             return _unsized(text)
-        taken = _taken(context, iterable)
-        if taken is not None:
-            return _counted(taken, text)
         if context.is_dataset(iterable):
             return Repetition(PER_ITEM, count, basis=text) if count is None else _counted(count, text)
         if count is not None:
@@ -412,10 +409,10 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
 
 
 def _taken(context: TFContext, expr: cst.BaseExpression | None) -> int | None:
-    """n for ``dataset.take(n)`` (or ``.unbatch().take(TAKE_NUM)``) with n known: at most n items."""
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "take" \
-            and len(expr.args) == 1 and expr.args[0].keyword is None:
-        return context.int_value(expr.args[0].value)
+    """n for a name bound to ``dataset.take(n)`` (``.unbatch().take(TAKE_NUM)``) with n known: the
+    trip count of the call itself (a loop over ``ds.take(n)`` is counted where it stands)."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "take":
+        return context.trip_count(expr, AT_POINT)
     return None
 
 
@@ -469,8 +466,8 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     bound = bounds[1] if len(bounds) >= 2 else (bounds[0] if bounds else None)
     if bound is None:
         return _unsized(text)
-    counts_epochs = _EPOCH_WORDS.search(re.sub(r"\W+", "_", code_of(bound)).lower())
-    passed = None if counts_epochs else _parameter_ints(context, bound)
+    words = re.sub(r"\W+", "_", code_of(bound))  # args.epochs, conf['ENV']['max_timesteps']
+    passed = None if _EPOCH_WORDS.search(words.lower()) else _parameter_ints(context, bound)
     if passed is not None:
         # range(steps_ahead) in `def forecast(model, window, steps_ahead)` called with 4: the
         # callers of this module decide the count. Not an epoch count: what runs per epoch is
@@ -490,7 +487,6 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
         if inner.kind in (PER_ITEM, COUNT, SMALL):
             return _named(inner, text)
         return Repetition(PER_ITEM if _looks_like_data(code_of(bound)) else UNKNOWN, basis=text, known=False)
-    words = re.sub(r"\W+", "_", code_of(bound))  # args.epochs, conf['ENV']['max_timesteps']
     if _STEP_WORDS.search(words):
         return Repetition(PER_STEP, basis=text)  # epochs, steps, episodes: a training loop's count
     if _looks_like_data(words):
@@ -502,8 +498,6 @@ def _parameter_ints(context: TFContext, bound: cst.BaseExpression) -> list[int] 
     """The ints a parameter of the def around takes at every call of this module."""
     frame = context.function
     if not (isinstance(bound, cst.Name) and frame is not None and isinstance(frame.node, cst.FunctionDef)):
-        return None
-    if bound.value not in context.scopes[frame.node].params:
         return None
     return context.functions.parameter_ints(frame.node, bound.value)
 

@@ -9,7 +9,7 @@ from tf_memlint.facts.functions import MODEL, RETURNS_MODEL
 from tf_memlint.evidence import SMALL, Repetition
 from tf_memlint.facts.keras import FIT_METHODS, MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.events import TRIAL
-from tf_memlint.facts.repetition import (PER_UNIT, first_time, open_loops_run_fewer_than,
+from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
 from tf_memlint.gate import REPEATED, Inside
 from tf_memlint.rule import Rule, register
@@ -141,7 +141,7 @@ class ModelInLoopWithoutClearSession(Rule):
         where, per = place
         if self._exempt(node, [], where, through_call=False) or not first_time(self._reach_places, where):
             return
-        if per == PER_UNIT[TRIAL]:
+        if context.repeated_scope == TRIAL:
             # A search's objective builds and fits its model by design: what it must not do is
             # keep every trial's Keras state in the one process the search runs in.
             self.report(node, f"{code_of(node.func)}() builds a Keras model per trial without "

@@ -245,40 +245,39 @@ class FunctionFacts:
         init = self.methods.get((owner.name.value, "__init__"))
         if not isinstance(value, cst.Name) or init is None:
             return False
-        params = [p.name.value for p in init.params.params]
-        if value.value not in params or self.context.scopes[init].assignments.get(value.value):
-            return False  # a parameter rebound in __init__ is not what the caller passed
-        for site, _loops, caller in self.call_sites(init):
-            arg = _argument_for(site, params, value.value, method=True) if isinstance(site, cst.Call) else None
-            if arg is not None and (self.context.keras.is_model_build(arg)
-                                    or isinstance(arg, cst.Name) and self.is_model_static(arg, caller)):
-                return True
-        return False
+        return any(arg is not None and (self.context.keras.is_model_build(arg)
+                                        or isinstance(arg, cst.Name) and self.is_model_static(arg, caller))
+                   for _site, arg, caller in self._passed(init, value.value) or ())
 
     def parameter_ints(self, definition: cst.FunctionDef, param: str) -> list[int] | None:
         """The ints ``param`` of ``definition`` takes at every call of this module (its default
         where a call leaves it out), when every one is known; None when one is not, or nothing
         here calls the def (a library's caller decides)."""
-        scope = self.context.scopes[definition]
-        params = list(definition.params.params)
-        names = [p.name.value for p in params]
-        if param not in names or scope.assignments.get(param):
+        passed = self._passed(definition, param)
+        if not passed:
             return None
-        default = next(p.default for p in params if p.name.value == param)
-        method = scope.parent is not None and isinstance(scope.parent.node, cst.ClassDef)
-        sites = self.call_sites(definition)
+        default = next(p.default for p in definition.params.params if p.name.value == param)
         found = []
-        for site, _loops, caller in sites:
-            if not isinstance(site, cst.Call):
-                return None
-            if any(a.star for a in site.args):
-                return None  # f(*args, **kwargs): what it passes is not in sight
-            arg = _argument_for(site, names, param, method=method)
+        for site, arg, caller in passed:
+            if not isinstance(site, cst.Call) or any(a.star for a in site.args):
+                return None  # a callback, or f(*args, **kwargs): what it passes is not in sight
             value = self._int_in(arg if arg is not None else default, caller)
             if value is None:
                 return None
             found.append(value)
-        return found or None
+        return found
+
+    def _passed(self, definition: cst.FunctionDef, param: str) -> list[tuple] | None:
+        """(site, the argument it passes for ``param`` or None, the def it is in) for each call of
+        this module that runs ``definition``; None when ``param`` is not one of its positional
+        parameters or is rebound in it (then it is not what the caller passed)."""
+        scope = self.context.scopes[definition]
+        names = [p.name.value for p in definition.params.params]
+        if param not in names or scope.assignments.get(param):
+            return None
+        method = scope.parent is not None and isinstance(scope.parent.node, cst.ClassDef)
+        return [(site, _argument_for(site, names, param, method) if isinstance(site, cst.Call) else None,
+                 caller) for site, _loops, caller in self.call_sites(definition)]
 
     def _int_in(self, expr: cst.BaseExpression | None, where: cst.CSTNode | None) -> int | None:
         """The int ``expr`` stands for, read in def ``where``: a literal, or a name bound once
