@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import (code_of, contains, dotted_name, ends_loop_after, int_literal, loop_statements,
-                               target_names)
+from tf_memlint.syntax import (code_of, contains, dotted_name, ends_loop_after, every_nth_guard, int_literal,
+                               loop_statements, remainder_divisors, target_names)
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -199,6 +199,30 @@ def _repetition_in_function(context: TFContext, node: cst.CSTNode, latency: bool
     if frame is not None and frame.repeated is not None:
         return _event(frame.repeated, frame.node)
     return ONCE_HERE
+
+
+# A remainder by fewer than this (`step % 4`) still runs the place often.
+SPARSE_DIVISOR = 10
+
+
+def sparse(repetition: Repetition, owner: cst.CSTNode, node: cst.CSTNode) -> Repetition:
+    """``repetition`` of ``owner`` (a loop, or a def whose calls repeat) for ``node``, which runs
+    only when a remainder test lets it (``if step % 1000 == 0:``, ``if self.learn_step %
+    replace_iter == 0:``): a sampled evaluation, a checkpoint, a target-network update. A rule
+    whose unit cost is small next to what a pass does asks this (TFM202: ops of a few KiB); a
+    model built every 10th batch is still a model too many."""
+    guard = every_nth_guard(owner, node, SPARSE_DIVISOR)
+    if guard is None:
+        return repetition
+    basis = f"{repetition.basis}, only when {code_of(guard)}" if repetition.basis else f"only when {code_of(guard)}"
+    if repetition.kind in GROWS and repetition.known:
+        # Still repeats with the work, but how often is a fraction the code cannot size.
+        return replace(repetition, known=False, basis=basis)
+    if repetition.kind == COUNT and None in remainder_divisors(guard):
+        # `% self.replace_iter` of 28,000 calls: how many times is the divisor's to say. (A literal
+        # divisor in the loop's own body already divides the count: repetition_at.)
+        return Repetition(UNKNOWN, basis=basis, known=False)
+    return repetition
 
 
 def _event(repeated: str, node: cst.CSTNode) -> Repetition:

@@ -346,22 +346,33 @@ def runs_every_nth(loop: cst.CSTNode, node: cst.CSTNode, at_least: int) -> bool:
     takes a remainder by ``at_least`` or more, or by a name (``if step % 500 == 0:``,
     ``if epoch % save_interval == 0:``), the periodic sampling or evaluation of a training loop.
     ``step % 4`` still runs often."""
-    return any(isinstance(statement, cst.If) and _takes_remainder(statement.test, at_least)
-               and contains(statement.body, node) for statement in loop_statements(loop))
+    return every_nth_guard(loop, node, at_least) is not None
+
+
+def every_nth_guard(owner: cst.CSTNode, node: cst.CSTNode, at_least: int) -> cst.BaseExpression | None:
+    """The test of the ``if`` that makes ``node`` run only on some passes of ``owner`` (a loop, or
+    a def whose calls repeat: ``if self.learn_step % replace_iter == 0:``), as ``runs_every_nth``
+    reads it; None when there is none."""
+    return next((statement.test for statement in loop_statements(owner)
+                 if isinstance(statement, cst.If) and _takes_remainder(statement.test, at_least)
+                 and contains(statement.body, node)), None)
 
 
 def _takes_remainder(test: cst.BaseExpression, at_least: int) -> bool:
-    finder = _Remainder(at_least)
+    return any(divisor is None or divisor >= at_least for divisor in remainder_divisors(test))
+
+
+def remainder_divisors(test: cst.BaseExpression) -> list[int | None]:
+    """The divisor of each ``x % n`` in ``test``: n when a literal, else None."""
+    finder = _Remainder()
     walk(test, finder)
-    return finder.found
+    return finder.divisors
 
 
 class _Remainder(cst.CSTVisitor):
-    def __init__(self, at_least: int) -> None:
-        self.at_least = at_least
-        self.found = False
+    def __init__(self) -> None:
+        self.divisors: list[int | None] = []
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, cst.Modulo):
-            divisor = int_literal(node.right)
-            self.found = self.found or divisor is None or divisor >= self.at_least
+            self.divisors.append(int_literal(node.right))

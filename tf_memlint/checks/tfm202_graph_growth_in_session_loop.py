@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.evidence import COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, repetition_of_loops
+from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, repetition_at,
+                                 repetition_of_loops, sparse)
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
 from tf_memlint.facts.sessions import (OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES, SESSION_RUN_TRIGGERS,
@@ -176,7 +177,7 @@ class GraphGrowthInSessionLoop(Rule):
         label, witness = found
         self.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
                           f"{context.functions.describe(witness)}); build the ops once and feed the values "
-                          f"that change", repetition=_training_loop(context, loops))
+                          f"that change", repetition=_training_loop(context, loops, node))
 
     def _in_handler(self, node: cst.Call) -> None:
         """TF1 ops created directly in a request handler that runs a session."""
@@ -244,6 +245,8 @@ class GraphGrowthInSessionLoop(Rule):
         if not first_time(self._fetching_defs, frame.node):
             return
         repetition = self._called_repeatedly(frame.node, 0, set())
+        if repetition is not None:
+            repetition = sparse(repetition, frame.node, op)
         if repetition is None and name.lstrip("_") in PER_CALL_NAMES:
             repetition = Repetition(UNKNOWN, basis=f"{name}() is made to be called repeatedly; its callers "
                                                    f"are elsewhere", known=False)
@@ -269,7 +272,7 @@ class GraphGrowthInSessionLoop(Rule):
             elif loops:
                 if any(context.sessions.loop_resets_graph(loop) for loop in loops):
                     continue
-                each = repetition_of_loops(context, loops)
+                each = sparse(repetition_of_loops(context, loops), loops[-1], site)
                 if each.count is not None and each.count < self.settings["session_loop_min_iterations"]:
                     continue
                 found = Repetition(each.kind, each.count, f"called in {each.basis or 'a loop'}, {place} line {line}",
@@ -278,6 +281,7 @@ class GraphGrowthInSessionLoop(Rule):
                 above = self._called_repeatedly(caller, depth + 1, seen)
                 if above is None:
                     continue
+                above = sparse(above, caller, site)
                 found = Repetition(above.kind, above.count, f"{above.basis} -> {place} line {line}", above.known)
             else:
                 continue
@@ -297,8 +301,11 @@ class GraphGrowthInSessionLoop(Rule):
         found = self._pending.pop(id(loop), None)
         if not found:
             return
-        node, what = found[0]
-        repetition = _training_loop(self.context, self.context.open_loops)
+        # Reported at the op built most often: one built on every pass outweighs a sampled summary.
+        graded = [(_training_loop(self.context, self.context.open_loops, op), op, what) for op, what in found]
+        strongest = max(range(len(graded)), key=lambda i: (_strength(graded[i][0]), -i))
+        repetition, node, what = graded[strongest]
+        found = [found[strongest], *found[:strongest], *found[strongest + 1:]]
         if not isinstance(node, cst.Call):  # an operator or a slice of a tensor in a fetch
             self.report(node, f"{what} in a sess.run fetch builds a new op on every iteration of a loop "
                               f"that runs the session; build it once before the loop and fetch its result",
@@ -324,18 +331,22 @@ PER_CALL_NAMES = frozenset({"step", "train_step", "run_step", "predict", "act", 
 _NESTING = 3  # callers followed up from the function that builds the op
 
 
-def _training_loop(context, loops: list) -> Repetition | None:
-    """A loop that runs the session every iteration and whose bound's name says it counts steps
-    (``range(max_iters)``, ``while step < num_steps``) is a training loop: the repetition is as
-    good as known. A loop over "data" is not (a weight loader's ``for name, data in
-    weights.items()``). None: the default evidence."""
+def _training_loop(context, loops: list, node: cst.CSTNode) -> Repetition | None:
+    """The repetition of ``node``, run by ``loops`` of code that runs a session. A loop whose
+    bound's name says it counts steps (``range(max_iters)``, ``while step < num_steps``) is a
+    training loop: the repetition is as good as known. A loop over "data" is not (a weight
+    loader's ``for name, data in weights.items()``). Ops built only on every n-th pass (``if step
+    % 1000 == 0:``, an evaluation or a summary) add a few KiB that often: inferred. None: the
+    default evidence."""
     if not loops:
         return None
     repetition = repetition_of_loops(context, loops)
     if repetition.kind == PER_STEP and not repetition.known:
-        return Repetition(repetition.kind, repetition.count, f"{repetition.basis}, running the session",
-                          known=True)
-    return None
+        repetition = Repetition(repetition.kind, repetition.count, f"{repetition.basis}, running the session",
+                                known=True)
+    else:
+        repetition = repetition_at(context, node)
+    return sparse(repetition, loops[-1], node)
 
 
 def _strength(repetition: Repetition) -> int:
