@@ -232,8 +232,9 @@ def _event(repeated: str, node: cst.CSTNode) -> Repetition:
     if repeated == "batch":
         return Repetition(PER_CALLBACK, basis=f"{name}() runs every batch")
     if repeated == "trial":
-        # As many trials as the search is given, in one process: tens to thousands, inferred.
-        return Repetition(PER_TRIAL, basis=f"{name}() runs every trial of study.optimize()", known=False)
+        # As many trials as the search is given, in one process, each a whole model's training:
+        # the objective exists to be run again and again, as a request handler does.
+        return Repetition(PER_TRIAL, basis=f"{name}() runs every trial of study.optimize()")
     return Repetition(SMALL, basis=f"{name}() runs every epoch", known=False)
 
 
