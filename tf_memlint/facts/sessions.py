@@ -165,7 +165,43 @@ class SessionFacts:
         if context.value_kind(expr) is Kind.TENSOR:
             return True
         value = context.value_of(expr) if isinstance(expr, cst.Name) else expr
-        return isinstance(value, cst.Call) and context.call_name(value) in _VARIABLE_CLASSES
+        if isinstance(value, cst.Call) and context.call_name(value) in _VARIABLE_CLASSES:
+            return True
+        return isinstance(expr, cst.Name) and self._unpacked_graph_tensor(expr)
+
+    def _unpacked_graph_tensor(self, name: cst.Name) -> bool:
+        """``epoch, labels, images = input_pipeline(32)`` where this module's ``input_pipeline``
+        returns ``epoch, labels, images`` and its ``epoch`` is a ``tf.Variable`` or a TF op's
+        result: the TF1 layout that builds the graph in one function and runs it in another."""
+        context = self.context
+        found = context.binding(name.value, AT_POINT)
+        if found is None or not found.unpacked or not isinstance(found.value, cst.Call):
+            return False
+        call = found.value
+        frame = context.function
+        where = frame.node if frame is not None else None
+        index = next((position for node in context.nodes_in(where or context.module)
+                      if isinstance(node, cst.Assign) and node.value is call and len(node.targets) == 1
+                      for position in [_position(node.targets[0].target, name.value)] if position is not None), None)
+        resolved = context.functions.resolve(call, where) if index is not None else None
+        if resolved is None:
+            return False
+        definition = resolved[1]
+        scope = context.scopes.get(definition)
+        for statement in context.nodes_in(definition.body):
+            if not (isinstance(statement, cst.Return) and isinstance(statement.value, cst.Tuple)):
+                continue
+            elements = statement.value.elements
+            if index >= len(elements) or any(isinstance(e, cst.StarredElement) for e in elements):
+                return False
+            element = elements[index].value
+            if isinstance(element, cst.Name) and scope is not None:
+                element = scope.only_value(element.value)
+            if isinstance(element, cst.Call) and (context.call_name(element) in _VARIABLE_CLASSES
+                                                  or self.creates_graph_ops(element)):
+                return True
+            return False
+        return False
 
     def ops_in_fetch(self, run: cst.Call, follow_calls: bool = True) -> list[tuple[cst.CSTNode, str]]:
         """Expressions in the fetches of session run call ``run`` that build new ops each time they
@@ -289,3 +325,15 @@ def fetches_of(run: cst.Call) -> list[cst.BaseExpression]:
     positional = [a.value for a in run.args if a.keyword is None and not a.star]
     index = 1 if method == "partial_run" else 0
     return [positional[index]] if len(positional) > index else []
+
+
+def _position(target: cst.BaseExpression, name: str) -> int | None:
+    """Where ``name`` stands in an unpacking target ``a, b, c`` (no starred element before it)."""
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    for position, element in enumerate(target.elements):
+        if isinstance(element, cst.StarredElement):
+            return None
+        if isinstance(element.value, cst.Name) and element.value.value == name:
+            return position
+    return None
