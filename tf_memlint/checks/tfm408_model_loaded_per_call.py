@@ -128,8 +128,13 @@ class ModelLoadedPerCall(Rule):
         context = self.context
         for call, loader, definition, evidence in self._sites:
             repetition = self._callers.repetition_of_def(definition, self._is_model_value)
-            if repetition is None:
-                repetition = _loads_its_own_model(context, call, definition, evidence.lifetime == SERVER)
+            in_server = evidence.lifetime == SERVER
+            if repetition is None and (in_server or not self._callers.called_by_script(definition)):
+                # Its callers are elsewhere (a library's function, also where its CLI's main()
+                # calls it); where the script's own body calls it and no call repeats (`train()`
+                # once under __main__), it runs once. A web app's module runs again per request
+                # (a Streamlit script reruns its calls).
+                repetition = _loads_its_own_model(context, call, definition, in_server)
             if repetition is None or not first_time(self._places, definition):
                 continue
             name = definition.name.value

@@ -103,6 +103,11 @@ class CallerFacts:
                 self._by_method.setdefault(name, []).append(definition)
         return self._by_method
 
+    def called_by_script(self, definition: cst.FunctionDef) -> bool:
+        """This module's top-level code (the script's own body, ``if __name__ == "__main__":``
+        included) calls ``definition`` (observed calls only)."""
+        return any(site.caller is None for site in self._sites.get(id(definition), ()))
+
     def holds_model(self, cls: cst.ClassDef, is_model_value) -> bool:
         """``cls`` is a Keras model, or one of its methods binds ``self.<attr>`` to a value that
         ``is_model_value`` says is a model (built, loaded)."""
