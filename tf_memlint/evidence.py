@@ -70,6 +70,8 @@ SPLITTERS = {
 _SERVER_MODULES = ("flask", "fastapi", "django", "starlette", "tornado", "aiohttp", "grpc", "streamlit",
                    "gradio", "sanic", "bottle", "falcon", "uvicorn")
 _TEST_MODULES = ("pytest", "unittest")
+# Frameworks that run the whole script again, top to bottom, on every interaction of a user.
+RERUN_MODULES = ("streamlit",)
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,14 @@ def lifetime(context: TFContext) -> tuple[str, str]:
     if any(m in modules for m in _SERVER_MODULES):
         return SERVER, next(m for m in _SERVER_MODULES if m in modules)
     return PROGRAM, ""
+
+
+def script_rerun(context: TFContext) -> Repetition | None:
+    """The repetition of the module's own top-level code when a framework reruns the script on
+    every interaction (Streamlit): per request. None for any other module."""
+    if any(m.split(".")[0] in RERUN_MODULES for m in context.aliases.values()):
+        return Repetition(PER_REQUEST, basis="a Streamlit script runs again on every interaction")
+    return None
 
 
 def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None,

@@ -77,6 +77,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from tf_memlint.evidence import RERUN_MODULES
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.data_shapes import IMPORTED_RESTORED_LOADERS, RESTORED_LOADERS
@@ -310,6 +311,9 @@ OWNER_CALLED = "in a loop, or in a def or class called from a def or a loop"
 # called once per input), or in a def such a def calls, followed as REPEATED follows calls
 # (CallerFacts.repetition_of_def: the entry point of a class, above the call sites it follows).
 ENTRY_CALLED = "in an entry point or a def it runs"
+# Calls only: in the module's straight code, when a framework reruns the script on every
+# interaction (evidence.RERUN_MODULES: Streamlit).
+RERUN_SCRIPT = "in the top-level code of a script rerun per interaction"
 MODEL_METHOD = "in a method of a Keras model class"
 ITEM_WRITE = "x[k] = v"
 TF_FUNCTION_CALL = "a call of a tf.function with arguments"
@@ -616,6 +620,11 @@ class _Index:
             return any(id(call) not in straight for call in calls)
         if place == OWNER_CALLED:
             return self._owner_called(calls)
+        if place == RERUN_SCRIPT:
+            if not any(module.split(".")[0] in RERUN_MODULES for module in self.facts.aliases.values()):
+                return False
+            straight = self._straight_module_code()
+            return any(id(call) in straight for call in calls)
         ids = self._call_ids
         if place == LOOP:
             region = ids(LOOP, lambda: self.loops)

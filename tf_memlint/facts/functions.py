@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 
 # Function summaries (the effect kinds are in facts/base.py) ---------------------------------
 MAX_DEPTH = 4  # defs followed below a call site
-CACHE_DECORATORS = frozenset({"lru_cache", "cache", "cached_property", "memoize", "cached"})
+# Memoising decorators, Streamlit's among them (its script reruns; a cached function does not).
+CACHE_DECORATORS = frozenset({"lru_cache", "cache", "cached_property", "memoize", "cached", "cache_resource",
+                              "cache_data", "experimental_singleton", "experimental_memo"})
 # What a function undoes itself, after its calls are followed, and the calls that undo it: a
 # helper that calls clear_session() leaves no model behind, one that resets the graph no ops.
 UNDONE_BY = {MODEL: CLEAR_SESSION_CALLS, OPS: GRAPH_RESETS}
@@ -488,7 +490,7 @@ class FunctionFacts:
             body = getattr(definition, "body", definition)
             for node in self.context.nodes_in(body):
                 kind = type(node)
-                if (kind is cst.If and _is_cache_test(node.test)) or (
+                if (kind is cst.If and is_cache_test(node.test)) or (
                         kind is cst.With and any(fresh_graph(item.item, definition) for item in node.items)):
                     found.update(id(n) for n in self.context.nodes_in(node.body))
             self._guarded[key] = found
@@ -645,7 +647,7 @@ def is_cache_decorator(dotted: str | None) -> bool:
     return bool(dotted) and dotted.rsplit(".", 1)[-1] in CACHE_DECORATORS  # type: ignore[union-attr]
 
 
-def _is_cache_test(test: cst.BaseExpression) -> bool:
+def is_cache_test(test: cst.BaseExpression) -> bool:
     """``x is None``, ``not x``, ``k not in cache``, ``not hasattr(...)``: a build guarded by one
     of these runs once, not on every call."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -656,7 +658,7 @@ def _is_cache_test(test: cst.BaseExpression) -> bool:
                         or (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"))
                    for c in test.comparisons)
     if isinstance(test, cst.BooleanOperation):
-        return _is_cache_test(test.left) or _is_cache_test(test.right)
+        return is_cache_test(test.left) or is_cache_test(test.right)
     return False
 
 
