@@ -9,12 +9,12 @@ import libcst as cst
 
 from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, SERVER, UNKNOWN, Repetition, evidence_at, script_rerun
 from tf_memlint.facts.callers import CallerFacts
-from tf_memlint.facts.functions import is_cache_decorator, is_cache_test
+from tf_memlint.facts.functions import is_cache_decorator
 from tf_memlint.facts.keras import KERAS_MODEL_BUILDERS
 from tf_memlint.facts.repetition import first_time, runs_fewer_than_counting_splitters, where_repeated
 from tf_memlint.gate import ENTRY_CALLED, REPEATED, RERUN_SCRIPT, BoundAndUsed, Inside
 from tf_memlint.rule import Rule, register
-from tf_memlint.syntax import all_params, code_of, contains, dotted_name
+from tf_memlint.syntax import all_params, code_of, dotted_name
 
 # Calls that read a whole model from disk (or a hub), as canonical names...
 KERAS_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model",
@@ -116,7 +116,7 @@ class ModelLoadedPerCall(Rule):
         frame = context.function
         if frame is None:
             rerun = script_rerun(context)
-            if rerun is not None and not _under_cache_test(context.module, node):
+            if rerun is not None and id(node) not in context.functions.guarded(context.module):
                 self.report(node, f"{code_of(node.func)}() loads a model in the top-level code of a Streamlit "
                                   f"script, which runs again on every interaction: each rerun loads it again "
                                   f"and keeps memory; load it in a function decorated with @st.cache_resource",
@@ -154,30 +154,6 @@ class ModelLoadedPerCall(Rule):
 
     def _is_model_value(self, value: cst.BaseExpression) -> bool:
         return self.context.keras.is_model_build(value) or loader_name(self.context, value) is not None
-
-
-def _under_cache_test(module: cst.Module, node: cst.CSTNode) -> bool:
-    """``node`` in the module's own code under ``if "model" not in st.session_state:`` (or any
-    cache test), which keeps the model across reruns."""
-    blocks = [list(module.body)]
-    while blocks:
-        for statement in blocks.pop():
-            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) or not contains(statement, node):
-                continue
-            if isinstance(statement, cst.If) and is_cache_test(statement.test) and contains(statement.body, node):
-                return True
-            body = getattr(statement, "body", None)
-            if isinstance(body, cst.IndentedBlock):
-                blocks.append(list(body.body))
-            orelse = getattr(statement, "orelse", None)
-            while orelse is not None:
-                inner = getattr(orelse, "body", None)
-                if isinstance(inner, cst.IndentedBlock):
-                    blocks.append(list(inner.body))
-                if isinstance(orelse, cst.If) and is_cache_test(orelse.test) and contains(orelse.body, node):
-                    return True
-                orelse = getattr(orelse, "orelse", None)
-    return False
 
 
 def _cached(definition: cst.FunctionDef) -> bool:

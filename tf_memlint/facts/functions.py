@@ -480,17 +480,18 @@ class FunctionFacts:
         return self._graph_mode
 
     def guarded(self, definition: cst.CSTNode) -> set[int]:
-        """Ids of the nodes of ``definition`` that run once, not per call: under a cache test
-        (``if model is None:``, ``if k not in cache:``) or in a fresh graph (``with g.as_default():``)."""
+        """Ids of the nodes of ``definition`` (a def, or the module's own code) that run once, not
+        per call: under a cache test (``if model is None:``, ``if k not in cache:``, ``if "model" not
+        in st.session_state:``) or in a fresh graph (``with g.as_default():``)."""
         key = id(definition)
         found = self._guarded.get(key)
         if found is None:
             found = set()
             fresh_graph = self.context.sessions.def_makes_fresh_graph
-            body = getattr(definition, "body", definition)
+            body = definition if isinstance(definition, cst.Module) else getattr(definition, "body", definition)
             for node in self.context.nodes_in(body):
                 kind = type(node)
-                if (kind is cst.If and is_cache_test(node.test)) or (
+                if (kind is cst.If and _is_cache_test(node.test)) or (
                         kind is cst.With and any(fresh_graph(item.item, definition) for item in node.items)):
                     found.update(id(n) for n in self.context.nodes_in(node.body))
             self._guarded[key] = found
@@ -647,7 +648,7 @@ def is_cache_decorator(dotted: str | None) -> bool:
     return bool(dotted) and dotted.rsplit(".", 1)[-1] in CACHE_DECORATORS  # type: ignore[union-attr]
 
 
-def is_cache_test(test: cst.BaseExpression) -> bool:
+def _is_cache_test(test: cst.BaseExpression) -> bool:
     """``x is None``, ``not x``, ``k not in cache``, ``not hasattr(...)``: a build guarded by one
     of these runs once, not on every call."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -658,7 +659,7 @@ def is_cache_test(test: cst.BaseExpression) -> bool:
                         or (isinstance(c.comparator, cst.Name) and c.comparator.value == "None"))
                    for c in test.comparisons)
     if isinstance(test, cst.BooleanOperation):
-        return is_cache_test(test.left) or is_cache_test(test.right)
+        return _is_cache_test(test.left) or _is_cache_test(test.right)
     return False
 
 
