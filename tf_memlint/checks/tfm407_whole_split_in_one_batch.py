@@ -71,7 +71,7 @@ class WholeSplitInOneBatch(Rule):
         if context.keras.is_model(func):
             x = argument(node, 0, "inputs")
             split = None if x is None else context.splits.whole_split(x)
-            if split is not None:
+            if split is not None and not _dense(context, func):
                 model, data = code_of(func), code_of(x)
                 self.report(node, f"{model}({data}) runs {split} as one batch: {_HARM}; use "
                                   f"{model}.predict({data}, batch_size=...) or loop over a batched "
@@ -82,7 +82,7 @@ class WholeSplitInOneBatch(Rule):
             return
         x = argument(node, 0, "x")
         split = None if x is None else self.context.splits.whole_split(x)
-        if split is None:
+        if split is None or _dense(self.context, func.value):
             return
         model, data, instead = code_of(func.value), code_of(x), _ONE_BATCH_METHODS[method]
         self.report(node, f"{model}.{method}({data}) runs {split} as one batch: {_HARM}; use "
@@ -96,7 +96,7 @@ class WholeSplitInOneBatch(Rule):
         if x is None or batch_size is None:
             return
         split = context.splits.whole_split(x)
-        if split is None or not _whole_split_sized(context, batch_size, split):
+        if split is None or not _whole_split_sized(context, batch_size, split) or _dense(context, func.value):
             return
         model, data = code_of(func.value), code_of(x)
         more = "" if method == "predict" else ", ..."
@@ -113,6 +113,9 @@ class WholeSplitInOneBatch(Rule):
             feed = context.value_of(feed, AT_POINT)
         if not isinstance(feed, cst.Dict):
             return
+        fetched = argument(node, 0, "fetches") if on_session else func.value
+        if fetched is not None and _dense(context, fetched):
+            return
         for element in feed.elements:
             if not isinstance(element, cst.DictElement):
                 continue
@@ -121,6 +124,13 @@ class WholeSplitInOneBatch(Rule):
                 self.report(node, f"{code_of(func)}() feeds {code_of(element.value)}, {split}, as one batch: "
                                   f"{_HARM}; run it over batches (slices or next_batch) and average")
                 return
+
+
+def _dense(context, computed: cst.BaseExpression) -> bool:
+    """What is run (a model, a fetched tensor) is read back to layers and ops none of which is a
+    convolution: a dense network beside a CNN in the same module (a linear softmax before the
+    deep MNIST model, a distilled student), whose whole-split activations are tens of MiB."""
+    return context.splits.reaches_convolution(computed) is False
 
 
 def _whole_split_sized(context, batch_size: cst.BaseExpression, split: Split) -> bool:

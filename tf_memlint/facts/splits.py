@@ -148,11 +148,65 @@ class SplitFacts:
         """The module builds a convolutional network (see ``CONVOLUTION``)."""
         if self._convolutional is None:
             names = (self.context.call_name(call) for call, _ in self._calls)
-            self._convolutional = any(
-                name is not None and (CONVOLUTION(name.rsplit(".", 1)[-1]) is not None
-                                      or name.startswith(KERAS_APPLICATIONS + "."))
-                for name in names)
+            self._convolutional = any(name is not None and _is_convolution(name) for name in names)
         return self._convolutional
+
+    def reaches_convolution(self, expr: cst.BaseExpression) -> bool | None:
+        """Whether what ``expr`` computes (a fetched tensor, a Keras model) is built from a
+        convolution (or a sequence layer: ``SEQUENCE_LAYERS``), read back through the names it is made of (their one binding), the defs of
+        this module it calls and, for a model, its ``.add(...)`` layers. None when some name or
+        call cannot be read (a parameter, an attribute, another module's function): a module
+        with a student Dense network beside a teacher CNN feeds the split to one of them."""
+        context = self.context
+        adds = self._adds()
+        scope, position = self._scope_containing(expr), self._position(expr)
+        # (expression, the def whose body it is in, whose own names are read in that body itself)
+        stack: list[tuple[cst.CSTNode, Scope | None]] = [(expr, None)]
+        seen: set = set()
+        unknown = False
+        for _ in range(_MAX_DATAFLOW_STEPS):
+            if not stack:
+                return None if unknown else False
+            top, local = stack.pop()
+            for node in [top, *context.nodes_in(top)]:
+                if isinstance(node, cst.Call):
+                    name = context.call_name(node) or context.imported_name(node.func)
+                    if name is not None:
+                        if _is_convolution(name) or name.rsplit(".", 1)[-1] in SEQUENCE_LAYERS:
+                            return True
+                        continue
+                    definition = _module_def(context, node)
+                    if definition is not None and id(definition) not in seen:
+                        seen.add(id(definition))
+                        stack.append((definition.body, context.scopes.get(definition)))
+                    elif definition is None and not isinstance(node.func, cst.Call):
+                        unknown = unknown or not _python_builtin(node.func)
+                elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                        and node.value.value == "self":
+                    unknown = True
+                elif isinstance(node, cst.Name) and node.value not in seen and node.value not in context.aliases \
+                        and not (local is not None and local.binds(node.value)):
+                    seen.add(node.value)
+                    # Every binding made before the run (``L1 = conv2d(...)``, ``L1 = relu(L1)``...)
+                    bindings = self._bindings_before(node.value, scope, position)
+                    if bindings is None:
+                        continue  # a builtin, or a name of no scope here
+                    for _, kind, value, _ in bindings:
+                        if kind == "opaque" or value is None:
+                            unknown = True
+                        else:
+                            stack.append((value, None))
+                    stack.extend((add, None) for add in adds.get(node.value, ()))
+        return None
+
+    def _adds(self) -> dict[str, list[cst.CSTNode]]:
+        """The arguments of ``model.add(layer)`` calls of the module, by receiver name."""
+        found: dict[str, list[cst.CSTNode]] = {}
+        for call, _ in self._calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "add" and isinstance(func.value, cst.Name):
+                found.setdefault(func.value.value, []).extend(arg.value for arg in call.args)
+        return found
 
     def whole_split(self, expr: cst.BaseExpression) -> Split | None:
         """The whole split ``expr`` holds at this point of the walk, or None when not known."""
@@ -279,6 +333,23 @@ class SplitFacts:
                     return None
                 event = before[-1]
                 return event if event[1] != "opaque" else None
+            current = current.parent
+        return None
+
+    def _bindings_before(self, name: str, scope: Scope, position: int) -> list[_Event] | None:
+        """Every binding of ``name`` made before ``position``, in the scope Python resolves it in
+        from ``scope`` (a parameter is one opaque binding); None when no scope binds it."""
+        current: Scope | None = scope
+        while current is not None:
+            if isinstance(current.node, cst.ClassDef) and current is not scope:
+                current = current.parent
+                continue
+            if name in current.declared_global:
+                current = self.context.module_scope
+            if current.binds(name):
+                if name in current.params:
+                    return [(0, "opaque", None, ())]
+                return [e for e in self._scope_events(current).get(name, ()) if e[0] < position]
             current = current.parent
         return None
 
@@ -479,3 +550,31 @@ def _length_subject(expr: cst.BaseExpression, context: TFContext) -> cst.BaseExp
             or context.qualified_name(value.func) == "tensorflow.shape"):
         return value.args[0].value
     return None
+
+
+# Layers and ops whose activations, per sample, are many times the input's (a time step each, a
+# vector per token): a split through one of them is as heavy as through a convolution.
+SEQUENCE_LAYERS = frozenset({"LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "ConvLSTM2D", "Embedding",
+                             "MultiHeadAttention", "Attention", "AdditiveAttention", "LSTMCell", "GRUCell",
+                             "BasicLSTMCell", "BasicRNNCell", "MultiRNNCell", "dynamic_rnn",
+                             "bidirectional_dynamic_rnn", "static_rnn", "embedding_lookup"})
+_MAX_DATAFLOW_STEPS = 200  # expressions read back from one fed tensor or model: past this, unknown
+
+
+def _is_convolution(name: str) -> bool:
+    return CONVOLUTION(name.rsplit(".", 1)[-1]) is not None or name.startswith(KERAS_APPLICATIONS + ".")
+
+
+def _module_def(context: TFContext, call: cst.Call) -> cst.FunctionDef | None:
+    frame = context.function
+    found = context.functions.resolve(call, frame.node if frame is not None else None)
+    return found[1] if found is not None else None
+
+
+def _python_builtin(func: cst.BaseExpression) -> bool:
+    """``len(x)``, ``float(v)``, ``range(n)``: a builtin's call adds no layer."""
+    return isinstance(func, cst.Name) and func.value in _BUILTINS
+
+
+_BUILTINS = frozenset({"len", "int", "float", "range", "list", "tuple", "dict", "zip", "enumerate", "min", "max",
+                       "abs", "sum", "round", "str", "bool", "print", "isinstance", "sorted", "reversed"})
