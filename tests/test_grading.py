@@ -78,10 +78,25 @@ def test_test_code_grades_low(lint, tmp_path):
     assert _graded(lint, in_test_function, "TFM404").confidence == "low"
     tests = tmp_path / "tests"
     tests.mkdir()
-    (tests / "serve_check.py").write_text(source)
+    (tests / "serve_check.py").write_text("import pytest\n" + source)
     result = lint_file(str(tests / "serve_check.py"), ["TFM404"], {"confidence": "low"})
     assert [d.confidence for d in result.findings] == ["low"]
     assert "test code (test file)" in result.findings[0].message
+
+
+def test_a_script_named_like_a_test_is_a_program_unless_it_holds_tests_or_is_configured(tmp_path):
+    """An evaluation script named test_model.py that plays its model over a webcam is a program;
+    the same name holding a test function, or matched by the user's test-paths, is test code."""
+    source = PREDICT.format(loop="while True:")
+    script = tmp_path / "test_model.py"
+    script.write_text(source)
+    assert [d.confidence for d in lint_file(str(script), ["TFM404"], {"confidence": "low"}).findings] == ["high"]
+    script.write_text(source + "\n\ndef test_shapes():\n    assert model.output_shape == (None, 1)\n")
+    assert [d.confidence for d in lint_file(str(script), ["TFM404"], {"confidence": "low"}).findings] == ["low"]
+    script.write_text(source)
+    configured = {"confidence": "low", "test_paths": [str(tmp_path / "*.py")]}
+    found = lint_file(str(script), ["TFM404"], configured).findings
+    assert [d.confidence for d in found] == ["low"], found
 
 
 def test_a_request_handler_repeats_per_request(lint):

@@ -104,6 +104,7 @@ class TFContext:
         # What the engine knows of the file, for the evidence of a finding (evidence.py).
         self.path: str | None = None
         self.test_file = False  # the file is test code by its path (ignores.is_test_path)
+        self.test_file_configured = False  # ...by the test-paths the user configured
 
     def facts_of(self, kind: type[_Facts]) -> _Facts:
         """The ``kind`` fact module of this linted module (``PipelineFacts``, ``ProcessFacts``),

@@ -44,7 +44,7 @@ from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-e
 )
 from tf_memlint.names import MENTIONS_TF, canonical
 from tf_memlint.evidence import Evidence
-from tf_memlint.ignores import is_test_path
+from tf_memlint.ignores import configured_test_path, is_test_path
 from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, Grade, at_least, grade, graded_message
 from tf_memlint.rule import Diagnostic, Rule, all_rules
@@ -349,7 +349,9 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         # Linting a Jupyter notebook's code cells (files.lint_file sets it): a kernel lives on.
         context.notebook = bool(settings.get("notebook"))
         context.path = settings.get(PATH_SETTING)
-        context.test_file = bool(context.path) and is_test_path(context.path, list(settings.get(TEST_PATHS_SETTING) or ()))
+        test_paths = list(settings.get(TEST_PATHS_SETTING) or ())
+        context.test_file = bool(context.path) and is_test_path(context.path, test_paths)
+        context.test_file_configured = bool(context.path) and configured_test_path(context.path, test_paths)
         context.source, context.tree = source, tree  # for the lines a message names (positions_of)
         context.project = settings.get("project")  # cross-module summaries, command only (project.py)
         if not _calls_project(settings) and (

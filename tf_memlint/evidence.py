@@ -123,12 +123,11 @@ ONCE_HERE = Repetition(ONCE)
 def lifetime(context: TFContext) -> tuple[str, str]:
     """The kind of process the module runs in, and why: test code first (a test process exits),
     then a notebook kernel, then a server; anything else is a program."""
-    if context.test_file:
+    if context.test_file and (context.test_file_configured or _holds_tests(context)):
         return TEST, "test file"
     for frame in context.frames:
         node = frame.node
-        if isinstance(node, cst.FunctionDef) and (node.name.value.startswith("test_") or node.name.value.startswith("test")
-                                                  and node.name.value[4:5].isupper()):
+        if isinstance(node, cst.FunctionDef) and _names_a_test(node.name.value):
             return TEST, f"{node.name.value}()"
     modules = {m.split(".")[0] for m in context.aliases.values()}
     if any(m in modules for m in _TEST_MODULES) and context.enclosing_class is not None \
@@ -147,6 +146,28 @@ def script_rerun(context: TFContext) -> Repetition | None:
     if any(m.split(".")[0] in RERUN_MODULES for m in context.aliases.values()):
         return Repetition(PER_REQUEST, basis="a Streamlit script runs again on every interaction")
     return None
+
+
+def _holds_tests(context: TFContext) -> bool:
+    """A file named like a test (``test_model.py``, ``ppo_test.py``, under ``test/``) is test code
+    when it holds tests: it imports pytest or unittest, or defines a ``test*`` function or a
+    ``Test*`` class (``_names_a_test``). An evaluation script named ``test_model.py`` that loads a model and plays it
+    over a webcam or an environment is a program, run for as long as its loop runs."""
+    if context.path and context.path.replace("\\", "/").rsplit("/", 1)[-1] == "conftest.py":
+        return True
+    if any(m.split(".")[0] in _TEST_MODULES for m in context.aliases.values()):
+        return True
+    statements = list(context.module.body)
+    statements += [inner for s in statements if isinstance(s, cst.ClassDef) for inner in s.body.body]
+    return any(isinstance(s, cst.FunctionDef) and _names_a_test(s.name.value)
+               or isinstance(s, cst.ClassDef) and (s.name.value.startswith("Test") or s.name.value.endswith("Test"))
+               for s in statements)
+
+
+def _names_a_test(name: str) -> bool:
+    """``test_load``, ``testLoad``: a test's name; a plain ``test(env, agent)`` is an evaluation
+    routine of a script (no test runner calls it with those arguments)."""
+    return name.startswith("test_") or name.startswith("test") and name[4:5].isupper()
 
 
 def evidence_at(context: TFContext, node: cst.CSTNode, repetition: Repetition | None = None,

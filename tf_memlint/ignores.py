@@ -149,6 +149,12 @@ def is_test_path(path: str, config: Any = None) -> bool:
         return True
     if any(part in DEFAULT_TEST_FOLDERS for part in parts[:-1]):
         return True
+    return configured_test_path(path, config)
+
+
+def configured_test_path(path: str, config: Any = None) -> bool:
+    """Whether ``path`` matches the ``test-paths`` globs the user configured (``is_test_path``
+    without the default names and folders): test code by the user's word."""
     globs = config if isinstance(config, (list, tuple)) else getattr(config, "test_paths", None) or []
     return any(glob_matches(glob, path, _root(config)) for glob in globs)
 

@@ -174,6 +174,9 @@ class SplitFacts:
                     if name is not None:
                         if _is_convolution(name) or name.rsplit(".", 1)[-1] in SEQUENCE_LAYERS:
                             return True
+                        # A TF or Keras layer or op adds what its name says; another package's
+                        # function (a model factory of the project) may build anything.
+                        unknown = unknown or name.split(".")[0] not in _LAYER_PACKAGES
                         continue
                     definition = _module_def(context, node)
                     if definition is not None and id(definition) not in seen:
@@ -558,6 +561,7 @@ SEQUENCE_LAYERS = frozenset({"LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional",
                              "MultiHeadAttention", "Attention", "AdditiveAttention", "LSTMCell", "GRUCell",
                              "BasicLSTMCell", "BasicRNNCell", "MultiRNNCell", "dynamic_rnn",
                              "bidirectional_dynamic_rnn", "static_rnn", "embedding_lookup"})
+_LAYER_PACKAGES = frozenset({"tensorflow", "keras", "tf_keras", "numpy"})
 _MAX_DATAFLOW_STEPS = 200  # expressions read back from one fed tensor or model: past this, unknown
 
 
