@@ -321,23 +321,11 @@ class SplitFacts:
         from ``scope``; None when it is not bound before (or bound by a parameter)."""
         if self._in_comprehension_binding(name, position):
             return None
-        current: Scope | None = scope
-        while current is not None:
-            if isinstance(current.node, cst.ClassDef) and current is not scope:
-                current = current.parent
-                continue
-            if name in current.declared_global:
-                current = self.context.module_scope
-            if current.binds(name):
-                if name in current.params:
-                    return None
-                before = [e for e in self._scope_events(current).get(name, ()) if e[0] < position]
-                if not before:
-                    return None
-                event = before[-1]
-                return event if event[1] != "opaque" else None
-            current = current.parent
-        return None
+        before = self._bindings_before(name, scope, position)
+        if not before:
+            return None
+        event = before[-1]
+        return event if event[1] != "opaque" else None
 
     def _bindings_before(self, name: str, scope: Scope, position: int) -> list[_Event] | None:
         """Every binding of ``name`` made before ``position``, in the scope Python resolves it in
