@@ -129,7 +129,7 @@ def lifetime(context: TFContext) -> tuple[str, str]:
         node = frame.node
         if isinstance(node, cst.FunctionDef) and _names_a_test(node.name.value):
             return TEST, f"{node.name.value}()"
-    modules = {m.split(".")[0] for m in context.aliases.values()}
+    modules = imported_packages(context.aliases)
     if any(m in modules for m in _TEST_MODULES) and context.enclosing_class is not None \
             and any((dotted_name(b.value) or "").endswith("TestCase") for b in context.enclosing_class.bases):
         return TEST, "a TestCase"
@@ -140,22 +140,35 @@ def lifetime(context: TFContext) -> tuple[str, str]:
     return PROGRAM, ""
 
 
+def imported_packages(aliases: dict[str, str]) -> set[str]:
+    """The top-level packages a module imports, from its import aliases (``TFContext.aliases``, or
+    the gate's ``ModuleFacts.aliases``)."""
+    return {m.split(".")[0] for m in aliases.values()}
+
+
+def reruns_per_interaction(aliases: dict[str, str]) -> bool:
+    """A framework runs the module's script again, top to bottom, on every interaction of a user
+    (``RERUN_MODULES``); asked by the evidence and by the gate's RERUN_SCRIPT place."""
+    return not imported_packages(aliases).isdisjoint(RERUN_MODULES)
+
+
 def script_rerun(context: TFContext) -> Repetition | None:
     """The repetition of the module's own top-level code when a framework reruns the script on
     every interaction (Streamlit): per request. None for any other module."""
-    if any(m.split(".")[0] in RERUN_MODULES for m in context.aliases.values()):
+    if reruns_per_interaction(context.aliases):
         return Repetition(PER_REQUEST, basis="a Streamlit script runs again on every interaction")
     return None
 
 
 def _holds_tests(context: TFContext) -> bool:
     """A file named like a test (``test_model.py``, ``ppo_test.py``, under ``test/``) is test code
-    when it holds tests: it imports pytest or unittest, or defines a ``test*`` function or a
-    ``Test*`` class (``_names_a_test``). An evaluation script named ``test_model.py`` that loads a model and plays it
-    over a webcam or an environment is a program, run for as long as its loop runs."""
+    when it holds tests: it imports pytest or unittest, or defines a test function
+    (``_names_a_test``) or a ``Test*`` class. An evaluation script named ``test_model.py`` that
+    loads a model and plays it over a webcam or an environment is a program, run for as long as
+    its loop runs."""
     if context.path and context.path.replace("\\", "/").rsplit("/", 1)[-1] == "conftest.py":
         return True
-    if any(m.split(".")[0] in _TEST_MODULES for m in context.aliases.values()):
+    if not imported_packages(context.aliases).isdisjoint(_TEST_MODULES):
         return True
     statements = list(context.module.body)
     statements += [inner for s in statements if isinstance(s, cst.ClassDef) for inner in s.body.body]
@@ -251,7 +264,7 @@ def sparse(repetition: Repetition, owner: cst.CSTNode, node: cst.CSTNode) -> Rep
         return replace(repetition, known=False, basis=basis)
     if repetition.kind == COUNT and None in remainder_divisors(guard):
         # `% self.replace_iter` of 28,000 calls: how many times is the divisor's to say. (A literal
-        # divisor in the loop's own body already divides the count: repetition_at.)
+        # divisor is left to the count: repetition_at divides by it in the loop's own body.)
         return Repetition(UNKNOWN, basis=basis, known=False)
     return repetition
 

@@ -77,7 +77,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from tf_memlint.evidence import RERUN_MODULES
+from tf_memlint.evidence import reruns_per_interaction
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.data_shapes import IMPORTED_RESTORED_LOADERS, RESTORED_LOADERS
@@ -312,7 +312,7 @@ OWNER_CALLED = "in a loop, or in a def or class called from a def or a loop"
 # (CallerFacts.repetition_of_def: the entry point of a class, above the call sites it follows).
 ENTRY_CALLED = "in an entry point or a def it runs"
 # Calls only: in the module's straight code, when a framework reruns the script on every
-# interaction (evidence.RERUN_MODULES: Streamlit).
+# interaction (evidence.reruns_per_interaction: Streamlit).
 RERUN_SCRIPT = "in the top-level code of a script rerun per interaction"
 MODEL_METHOD = "in a method of a Keras model class"
 ITEM_WRITE = "x[k] = v"
@@ -621,7 +621,7 @@ class _Index:
         if place == OWNER_CALLED:
             return self._owner_called(calls)
         if place == RERUN_SCRIPT:
-            if not any(module.split(".")[0] in RERUN_MODULES for module in self.facts.aliases.values()):
+            if not reruns_per_interaction(self.facts.aliases):
                 return False
             straight = self._straight_module_code()
             return any(id(call) in straight for call in calls)

@@ -153,10 +153,11 @@ class SplitFacts:
 
     def reaches_convolution(self, expr: cst.BaseExpression) -> bool | None:
         """Whether what ``expr`` computes (a fetched tensor, a Keras model) is built from a
-        convolution (or a sequence layer: ``SEQUENCE_LAYERS``), read back through the names it is made of (their one binding), the defs of
-        this module it calls and, for a model, its ``.add(...)`` layers. None when some name or
-        call cannot be read (a parameter, an attribute, another module's function): a module
-        with a student Dense network beside a teacher CNN feeds the split to one of them."""
+        convolution (or a sequence layer: ``SEQUENCE_LAYERS``), read back through every binding,
+        made before ``expr``, of the names it is made of, through the defs of this module it calls
+        and, for a model, through its ``.add(...)`` layers. None when some name or call cannot be
+        read (a parameter, an attribute, another package's function): a module with a student
+        Dense network beside a teacher CNN feeds the split to one of them."""
         context = self.context
         adds = self._adds()
         scope, position = self._scope_containing(expr), self._position(expr)
