@@ -223,6 +223,17 @@ def _repetition_in_function(context: TFContext, node: cst.CSTNode, latency: bool
         if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):
             # `if key == ord('s'):` in a webcam loop: it runs when a person presses a key.
             return Repetition(SMALL, basis=f"{repetition.basis}, per key press", known=False)
+        wait = _waits_an_interval(context, loops[-1]) if repetition.kind == UNBOUNDED else None
+        if wait is not None:
+            # `while True: evaluate(); time.sleep(FLAGS.eval_interval_secs)`: a pass every few
+            # minutes. What a pass costs in time is hidden by the wait. What it leaves behind still
+            # grows, as fast as the interval allows: a literal states that rate (sleep(60) is 1,440
+            # passes a day), a setting does not.
+            words, configured = wait
+            if latency:
+                return Repetition(SMALL, basis=f"{repetition.basis}, each pass waits {words}", known=False)
+            if configured:
+                return replace(repetition, known=False, basis=f"{repetition.basis}, a pass every {words}")
         run = repetition.kind == UNBOUNDED and not latency and _whole_run_per_pass(context, loops[-1], node)
         if run:
             # `while True:` around a load and a run of 5,000 episodes, or a call that trains for
@@ -694,6 +705,46 @@ def _paced(context: TFContext, loop: cst.For | cst.While) -> str | None:
             test = statement.test
             if any(type(n) is cst.Call and dotted_name(n.func) == "input" for n in [test, *context.nodes_in(test)]):
                 return "a line typed (input())"  # `if input(...) == "q":`
+    return None
+
+
+# A wait this long or longer each pass paces a loop (OpenCV's waitKey counts milliseconds).
+_PACING_SECONDS = 1
+
+
+def _waits_an_interval(context: TFContext, loop: cst.For | cst.While) -> tuple[str, bool] | None:
+    """(words, the interval is a setting) for a fixed wait in ``loop``'s own statements:
+    ``time.sleep(x)`` with ``x`` a setting (``FLAGS.eval_interval_secs``, ``interval``) or a
+    literal of a second or more, or OpenCV's ``waitKey(n)`` with n of a second or more. A frame
+    interval (``sleep(0.04)``, ``sleep(1 / fps)``) is the budget of a real-time loop, not a pause."""
+    for statement in loop_statements(loop):
+        if isinstance(statement, cst.SimpleStatementLine):
+            calls = context.calls_in(statement)
+        elif isinstance(statement, cst.If):  # `if cv2.waitKey(2000) & 0xFF == ord("q"):`
+            calls = [n for n in [statement.test, *context.nodes_in(statement.test)] if type(n) is cst.Call]
+        else:
+            continue
+        for call in calls:
+            if not call.args:
+                continue
+            name = context.imported_name(call.func) or dotted_name(call.func) or ""
+            value = call.args[0].value
+            if name == "time.sleep":
+                literal = _number(value)
+                if literal is None and isinstance(value, (cst.Name, cst.Attribute)):
+                    return f"time.sleep({code_of(value)})", True
+                if literal is not None and literal >= _PACING_SECONDS:
+                    return f"time.sleep({code_of(value)})", False
+            elif name.rpartition(".")[2] == "waitKey":
+                literal = _number(value)
+                if literal is not None and literal >= _PACING_SECONDS * 1000:
+                    return f"waitKey({code_of(value)})", False
+    return None
+
+
+def _number(expr: cst.BaseExpression) -> float | None:
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        return float(expr.evaluated_value)
     return None
 
 
