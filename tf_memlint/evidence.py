@@ -465,6 +465,10 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if isinstance(layers, cst.Attribute) and layers.attr.value == "layers":
         # model.layers, model.layers[1:]: as many passes as the model has layers, a few dozen
         return Repetition(SMALL, basis=f"{text}, the layers of a model", known=False)
+    if isinstance(layers, (cst.Name, cst.Attribute)) and _MODEL_PARTS.search(code_of(layers).rpartition(".")[2]):
+        # `for op_name in weights_dict:`, `for v in dis_params:`: a weight loader's pass per
+        # variable of a model, a few dozen to a few hundred
+        return Repetition(SMALL, basis=f"{text}, the weights of a model", known=False)
     if isinstance(iterable, (cst.ListComp, cst.GeneratorExp, cst.SetComp)) and iterable.for_in.inner_for_in is None:
         # [f for f in os.listdir(path) if ...]: as many items as its source, or fewer
         inner = _iterable(context, iterable.for_in.iter, depth + 1)
@@ -486,6 +490,10 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
         return Repetition(PER_ITEM, basis=text, known=False)
     return _unsized(text)
+
+
+# Names of a model's weights or variables (the last part of a name or attribute).
+_MODEL_PARTS = re.compile(r"^(\w+_)?(weights?|params|parameters|variables|vars|var_list)(_dict|_list)?$", re.I)
 
 
 def _taken(context: TFContext, expr: cst.BaseExpression | None) -> int | None:

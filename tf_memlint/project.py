@@ -242,9 +242,14 @@ def _model_attributes(module: _Module, cls: ast.ClassDef) -> set[str]:
         helper = module.functions.get(f"{cls.name}.{dotted[5:]}" if dotted.startswith("self.") else dotted)
         return helper is not None and any(type(n) is ast.Call and _is_model_build(module, n) for n in _nodes(helper))
 
+    def binds_model(value: ast.AST) -> bool:  # `load_model(p) if evaluating else self._build()` too
+        if isinstance(value, ast.IfExp):
+            return binds_model(value.body) and binds_model(value.orelse)
+        return isinstance(value, ast.Call) and builds(value)
+
     found = set()
     for node in ast_nodes(cls):
-        if type(node) is ast.Assign and isinstance(node.value, ast.Call) and builds(node.value):
+        if type(node) is ast.Assign and binds_model(node.value):
             found.update(t.attr for t in node.targets if isinstance(t, ast.Attribute)
                          and isinstance(t.value, ast.Name) and t.value.id == "self")
     return found

@@ -247,6 +247,9 @@ class KerasFacts:
         ``load_model``, ``clone_model``, ``keras.applications.ResNet50``, a ``keras.Model``
         subclass, a local function that returns one of these, or (in the command) a factory of
         another module of the project."""
+        if isinstance(node, cst.IfExp):
+            # `load_model(path) if evaluating else self._build()`: a model either way
+            return self.is_model_build(node.body, _depth) and self.is_model_build(node.orelse, _depth)
         if not isinstance(node, cst.Call):
             return False
         func = node.func

@@ -69,6 +69,11 @@ NON_OP_FUNCTIONS = frozenset({
 })
 _VARIABLE_CLASSES = frozenset({"tensorflow.Variable", "tensorflow.get_variable"})
 OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
+# A graph variable's methods that add an assign op each time they are called (TF1 graph mode).
+VARIABLE_ASSIGN_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
+# Calls that list the graph's variables: a loop over them iterates over variables.
+_VARIABLE_LISTINGS = frozenset({"trainable_variables", "global_variables", "all_variables", "local_variables",
+                                "model_variables", "get_collection"})
 # Only calls of names under this one add operations (``op_creating_name``; TFM202's gate too).
 OP_NAMESPACE = "tensorflow"
 GRAPH_CLASS = "tensorflow.Graph"
@@ -156,6 +161,24 @@ class SessionFacts:
             optimizer = context.value_of(func.value, AT_POINT)
             built_by = (context.call_name(optimizer) or "") if optimizer is not None else ""
             return built_by.startswith("tensorflow.train.") and built_by.endswith("Optimizer")
+        if isinstance(func, cst.Attribute) and func.attr.value in VARIABLE_ASSIGN_METHODS:
+            return self.is_graph_variable(func.value)
+        return False
+
+    def is_graph_variable(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` is a graph variable: bound to ``tf.Variable``/``tf.get_variable``, or the target
+        of a loop over the graph's variables (``for var in tf.trainable_variables():``)."""
+        value = self.context.value_of(expr) if isinstance(expr, cst.Name) else expr
+        if isinstance(value, cst.Call) and self.context.call_name(value) in _VARIABLE_CLASSES:
+            return True
+        if not isinstance(expr, cst.Name):
+            return False
+        for loop in reversed(self.context.open_loops):
+            if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and loop.target.value == expr.value:
+                listed = self.context.value_of(loop.iter) if isinstance(loop.iter, cst.Name) else loop.iter
+                listing = self.context.call_name(listed) if isinstance(listed, cst.Call) else None
+                return listing is not None and listing.startswith("tensorflow.") \
+                    and listing.rpartition(".")[2] in _VARIABLE_LISTINGS
         return False
 
     def is_graph_tensor(self, expr: cst.BaseExpression) -> bool:
@@ -214,7 +237,10 @@ class SessionFacts:
         while stack:
             expr = stack.pop()
             if isinstance(expr, cst.Call):
-                if self.creates_graph_ops(expr):
+                if self.creates_graph_ops(expr) or isinstance(expr.func, cst.Attribute) \
+                        and expr.func.attr.value in VARIABLE_ASSIGN_METHODS and expr.args:
+                    # What a session fetches is a graph element: `v.assign(x)` there is a
+                    # variable's, a new assign op on every run.
                     found.append((expr, code_of(expr.func) + "()"))
                 elif follow_calls and self.context.functions.reach(expr, OPS) is not None:
                     found.append((expr, code_of(expr.func) + "()"))
