@@ -39,6 +39,12 @@ _CANONICAL_EXACT = {
     "tensorflow.keras": "keras",
     "tf_keras": "keras",
 }
+# Private spellings user code does import: the switches that turn eager off, taken from the
+# modules that define them (`from tensorflow.python.framework.ops import disable_eager_execution`).
+_PUBLIC_FROM_PRIVATE = {
+    "tensorflow.python.framework.ops.disable_eager_execution": "tensorflow.disable_eager_execution",
+    "tensorflow.python.compat.v2_compat.disable_v2_behavior": "tensorflow.disable_v2_behavior",
+}
 
 # Cheap text test for the fast path: a file whose text never names one of these modules cannot
 # import TensorFlow or Keras, so it cannot have findings.
@@ -48,7 +54,7 @@ MENTIONS_TF = re.compile(rb"tensorflow|keras").search
 def canonical(dotted: str) -> str | None:
     """The canonical public name for ``dotted``, or None when it is not a public TF/Keras name."""
     if dotted.startswith(_PRIVATE_PREFIXES):
-        return None
+        return _PUBLIC_FROM_PRIVATE.get(dotted)
     if not (dotted == "tensorflow" or dotted.startswith("tensorflow.")
             or dotted == "keras" or dotted.startswith("keras.")
             or dotted == "tf_keras" or dotted.startswith("tf_keras.")

@@ -63,7 +63,6 @@ _NOT_PROJECT = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_dataset
 _GRAPH_WORDS = re.compile(rb"Session\(|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
 _EFFECT_WORDS = re.compile(rb"load_model|Sequential|Model\(|applications|model_from_|\.predict\(|Session\(|sess(ion)?\.run\("
                            rb"|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
-_EAGER_OFF = frozenset({"tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior"})
 
 
 def module_name(path: Path) -> tuple[str, str]:

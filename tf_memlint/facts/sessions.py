@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.facts.base import OPS, any_call
-from tf_memlint.facts.keras import CLEAR_SESSION_CALLS
+from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, EAGER_OFF_CALLS
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import Kind, code_of
 
@@ -36,9 +36,8 @@ SESSION_RUN_METHODS = frozenset({"run", "partial_run"})
 FEED_RUN_METHODS = frozenset({"run", "eval"})
 SESSION_RUN_TRIGGERS = frozenset("." + method for method in SESSION_RUN_METHODS | FEED_RUN_METHODS)
 # Calls that say a file builds TF1 graphs (graph mode, not eager): constants there are graph nodes.
-TF1_GRAPH_CALLS = frozenset(SESSION_CLASSES | {
-    "tensorflow.placeholder", "tensorflow.disable_eager_execution", "tensorflow.disable_v2_behavior",
-    "tensorflow.train.MonitoredTrainingSession",
+TF1_GRAPH_CALLS = frozenset(SESSION_CLASSES | EAGER_OFF_CALLS | {
+    "tensorflow.placeholder", "tensorflow.train.MonitoredTrainingSession",
 })
 ENABLE_EAGER = "tensorflow.enable_eager_execution"
 # Namespaces whose calls build no graph operations (files, flags, configuration, Keras...).
