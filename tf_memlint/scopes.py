@@ -201,8 +201,9 @@ class _Collector(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             single = isinstance(target.target, cst.Name)
+            paired = _paired(target.target, node.value)
             for name in target_names(target.target):
-                self.scope.bind(name, node.value if single else None)
+                self.scope.bind(name, node.value if single else paired.get(name))
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Name):
@@ -241,3 +242,15 @@ def _by_node_type(prefix: str) -> dict[type, Callable[[_Collector, Any], None]]:
 
 
 _VISITS, _LEAVES = _by_node_type("visit_"), _by_node_type("leave_")
+
+
+def _paired(target: cst.BaseExpression, value: cst.BaseExpression) -> dict[str, cst.BaseExpression]:
+    """``a, b = 10, 20``: each name of a flat target bound to its element of a literal of the same
+    length (no starred part on either side); nothing for any other unpacking."""
+    if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List))
+            and len(target.elements) == len(value.elements)):
+        return {}
+    if any(isinstance(e, cst.StarredElement) or not isinstance(e.value, cst.Name) for e in target.elements) \
+            or any(isinstance(e, cst.StarredElement) for e in value.elements):
+        return {}
+    return {t.value.value: v.value for t, v in zip(target.elements, value.elements)}
