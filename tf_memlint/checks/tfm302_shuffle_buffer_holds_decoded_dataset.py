@@ -8,6 +8,7 @@ import libcst as cst
 from tf_memlint.evidence import ONCE, UNKNOWN, Repetition
 from tf_memlint.facts.pipelines import MILLION_ELEMENTS, SHUFFLE_TRIGGERS, WHOLE_DATASET_LITERAL, PipelineFacts
 from tf_memlint.gate import ANYWHERE, READS_FILES, Inside
+from tf_memlint.grading import unit_costs
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
@@ -62,13 +63,23 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
             return
         stages = facts.stages(func.value)
         count = self.context.int_value(size, AT_POINT)
-        if count is not None and count >= MILLION_ELEMENTS and not (
+        if count is not None and count >= MILLION_ELEMENTS and not _cached(func.value) and not (
                 stages is not None and (facts.holds_decoded(stages) or facts.holds_file_records(stages)
                                         or any(method == "cache" for method, _ in stages))):
-            self.report(func.attr, f"shuffle({code_of(size)}) keeps up to {count:,} elements in memory at once: "
-                                   f"hundreds of bytes each even for a scalar, plus the elements themselves; "
-                                   f"shuffle file names or indices, and keep this buffer small",
-                        repetition=Repetition(UNKNOWN, basis="elements of unknown size", known=False))
+            message = (f"shuffle({code_of(size)}) keeps up to {count:,} elements in memory at once: "
+                       f"hundreds of bytes each even for a scalar, plus the elements themselves; "
+                       f"shuffle file names or indices, and keep this buffer small")
+            per_element = unit_costs().get(self.code)
+            if per_element is None or per_element["unit"] != "bytes":
+                self.report(func.attr, message,
+                            repetition=Repetition(UNKNOWN, basis="elements of unknown size", known=False))
+                return
+            # The buffer's own bookkeeping, measured per element whatever the element holds: a
+            # floor on what a buffer of this many elements keeps once it is full.
+            held = count * per_element["value"]
+            self.report(func.attr, message, held_bytes=held, repetition=Repetition(
+                ONCE, basis=f"at least ~{held / (1 << 20):,.0f} MiB once full ({per_element['quoted']} per "
+                            f"{per_element['per']} before the elements themselves)"))
             return
         if stages is None:
             return
@@ -91,3 +102,13 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
         self.report(func.attr, f"shuffle({code_of(size)}) fills a buffer as large as the dataset ({whole}) with "
                           f"decoded elements: all of them in RAM at once; shuffle the file names before "
                           f"decoding and keep this buffer small (e.g. 1000)")
+
+
+def _cached(dataset: cst.BaseExpression) -> bool:
+    """``ds.cache().shuffle(n)``: cached in the chain written before the shuffle, wherever ``ds``
+    comes from (the data is resident anyway; the buffer adds at most one copy)."""
+    while isinstance(dataset, cst.Call) and isinstance(dataset.func, cst.Attribute):
+        if dataset.func.attr.value == "cache":
+            return True
+        dataset = dataset.func.value
+    return False
