@@ -9,7 +9,8 @@ from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, 
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
 from tf_memlint.facts.sessions import (OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES, SESSION_RUN_TRIGGERS,
-                                      TF1_GRAPH_CALLS, VARIABLE_ASSIGN_METHODS, is_initializer)
+                                      TF1_GRAPH_CALLS, VARIABLE_ASSIGN_METHODS, assigns_a_variable,
+                                      is_initializer)
 from tf_memlint.facts.events import REQUEST
 from tf_memlint.gate import ANYWHERE, GRAPH_OP, IN_DEF_OR_LOOP, OPS_IN_FETCH, REPEATED, Inside, Together
 from tf_memlint.rule import Rule, register
@@ -226,7 +227,7 @@ class GraphGrowthInSessionLoop(Rule):
             # Op calls and calls of functions that add ops are the loop path's; operators are not
             # calls, and a fetched `v.assign(x)` is an op whatever the loop path knows of `v`.
             ops = [(op, what) for op, what in ops if not isinstance(op, cst.Call)
-                   or _assigns(op) and not context.sessions.creates_graph_ops(op)]
+                   or assigns_a_variable(op) and not context.sessions.creates_graph_ops(op)]
             if not ops or self._exempt(loops, loops[-1], through_call=True):
                 return
             statement = self._statements[-1] if self._statements else run
@@ -356,7 +357,3 @@ def _strength(repetition: Repetition) -> int:
     if repetition.kind in GROWS:
         return 3 if repetition.known else 1
     return {COUNT: 2, UNKNOWN: 0}.get(repetition.kind, -1)
-
-
-def _assigns(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value in VARIABLE_ASSIGN_METHODS

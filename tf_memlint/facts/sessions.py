@@ -73,6 +73,14 @@ VARIABLE_ASSIGN_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
 # Calls that list the graph's variables: a loop over them iterates over variables.
 _VARIABLE_LISTINGS = frozenset({"trainable_variables", "global_variables", "all_variables", "local_variables",
                                 "model_variables", "get_collection"})
+
+
+def assigns_a_variable(call: cst.Call) -> bool:
+    """``v.assign(x)``, ``v.assign_add(x)``, ``v.assign_sub(x)``: a variable's assign method,
+    whatever ``v`` is known to be."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value in VARIABLE_ASSIGN_METHODS
+
+
 # Only calls of names under this one add operations (``op_creating_name``; TFM202's gate too).
 OP_NAMESPACE = "tensorflow"
 GRAPH_CLASS = "tensorflow.Graph"
@@ -160,15 +168,19 @@ class SessionFacts:
             optimizer = context.value_of(func.value, AT_POINT)
             built_by = (context.call_name(optimizer) or "") if optimizer is not None else ""
             return built_by.startswith("tensorflow.train.") and built_by.endswith("Optimizer")
-        if isinstance(func, cst.Attribute) and func.attr.value in VARIABLE_ASSIGN_METHODS:
+        if assigns_a_variable(node):
             return self.is_graph_variable(func.value)
         return False
+
+    def _made_as_variable(self, expr: cst.BaseExpression) -> bool:
+        """``tf.Variable(...)`` / ``tf.get_variable(...)``, or a name bound once to one."""
+        value = self.context.value_of(expr) if isinstance(expr, cst.Name) else expr
+        return isinstance(value, cst.Call) and self.context.call_name(value) in _VARIABLE_CLASSES
 
     def is_graph_variable(self, expr: cst.BaseExpression) -> bool:
         """``expr`` is a graph variable: bound to ``tf.Variable``/``tf.get_variable``, or the target
         of a loop over the graph's variables (``for var in tf.trainable_variables():``)."""
-        value = self.context.value_of(expr) if isinstance(expr, cst.Name) else expr
-        if isinstance(value, cst.Call) and self.context.call_name(value) in _VARIABLE_CLASSES:
+        if self._made_as_variable(expr):
             return True
         if not isinstance(expr, cst.Name):
             return False
@@ -184,10 +196,7 @@ class SessionFacts:
         """``expr`` is known to be a graph tensor or variable: a TF op's result, a ``tf.Variable``,
         an arithmetic of those (names through their one binding)."""
         context = self.context
-        if context.value_kind(expr) is Kind.TENSOR:
-            return True
-        value = context.value_of(expr) if isinstance(expr, cst.Name) else expr
-        if isinstance(value, cst.Call) and context.call_name(value) in _VARIABLE_CLASSES:
+        if context.value_kind(expr) is Kind.TENSOR or self._made_as_variable(expr):
             return True
         return isinstance(expr, cst.Name) and self._unpacked_graph_tensor(expr)
 
@@ -236,8 +245,7 @@ class SessionFacts:
         while stack:
             expr = stack.pop()
             if isinstance(expr, cst.Call):
-                if self.creates_graph_ops(expr) or isinstance(expr.func, cst.Attribute) \
-                        and expr.func.attr.value in VARIABLE_ASSIGN_METHODS and expr.args:
+                if self.creates_graph_ops(expr) or assigns_a_variable(expr) and expr.args:
                     # What a session fetches is a graph element: `v.assign(x)` there is a
                     # variable's, a new assign op on every run.
                     found.append((expr, code_of(expr.func) + "()"))
