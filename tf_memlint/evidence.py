@@ -290,6 +290,9 @@ def _event(repeated: str, node: cst.CSTNode) -> Repetition:
         # As many trials as the search is given, in one process, each a whole model's training:
         # the objective exists to be run again and again, as a request handler does.
         return Repetition(PER_TRIAL, basis=f"{name}() runs every trial of study.optimize()")
+    if repeated == "step":
+        # The RL library's training loop calls it once per environment step, without end.
+        return Repetition(PER_STEP, basis=f"{name}() of an environment runs every environment step")
     return Repetition(SMALL, basis=f"{name}() runs every epoch", known=False)
 
 

@@ -82,7 +82,8 @@ from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.data_shapes import IMPORTED_RESTORED_LOADERS, RESTORED_LOADERS
 from tf_memlint.facts.functions import EFFECT_KINDS
-from tf_memlint.facts.events import BATCH_HOOKS, EPOCH_HOOKS, HTTP_METHODS, ROUTE_DECORATORS
+from tf_memlint.facts.events import (BATCH_HOOKS, ENVIRONMENT_BASE_SUFFIXES, ENVIRONMENT_STEP_METHODS, EPOCH_HOOKS,
+                                     HTTP_METHODS, ROUTE_DECORATORS)
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
 from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
@@ -1148,7 +1149,7 @@ class _Index:
     def _repeated_defs(self) -> list[ast.AST]:
         """Defs that may run once per event (events.repetition): a route decorator, an HTTP,
         batch or epoch hook name, a ``request`` parameter, a method of a gRPC servicer, a def
-        handed to an ``optimize(...)`` call (a search's objective)."""
+        handed to an ``optimize(...)`` call (a search's objective), an environment's step."""
         if self._repeated is not None:
             return self._repeated
         hooks = HTTP_METHODS | BATCH_HOOKS | EPOCH_HOOKS
@@ -1165,10 +1166,13 @@ class _Index:
                     for d in node.decorator_list) or any(
                     a.arg == "request" for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]):
                 found.append(node)
+        step_methods = set(ENVIRONMENT_STEP_METHODS.values())
         for cls in self.classes:
-            if any((b.attr if type(b) is ast.Attribute else getattr(b, "id", "")).endswith("Servicer")
-                   for b in cls.bases):
+            bases = [b.attr if type(b) is ast.Attribute else getattr(b, "id", "") for b in cls.bases]
+            if any(b.endswith("Servicer") for b in bases):
                 found.extend(n for n in cls.body if isinstance(n, _DEFS))
+            elif any(b.endswith(ENVIRONMENT_BASE_SUFFIXES) for b in bases):  # events.is_environment_step
+                found.extend(n for n in cls.body if isinstance(n, _DEFS) and n.name in step_methods)
         return found
 
     def _callees(self) -> dict[str, list[ast.AST]]:

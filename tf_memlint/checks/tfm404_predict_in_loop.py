@@ -10,7 +10,7 @@ from tf_memlint.context import AT_POINT, STATIC
 from tf_memlint.evidence import (ONCE_HERE, PER_ITEM, Repetition, evidence_at, one_sample, rebound_value,
                                  repetition_at)
 from tf_memlint.facts.callers import CallerFacts
-from tf_memlint.facts.events import BATCH, REQUEST, user_paced
+from tf_memlint.facts.events import BATCH, REQUEST, STEP, user_paced
 from tf_memlint.facts.functions import MODEL, PREDICT, Witness
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
@@ -143,7 +143,7 @@ class PredictInLoop(Rule):
         context = self.context
         if not context.functions.possible(PREDICT):
             return
-        place = where_repeated(context, node, units=(REQUEST, BATCH))
+        place = where_repeated(context, node, units=(REQUEST, BATCH, STEP))
         if place is None:
             return
         found = context.functions.reach(node, PREDICT)
@@ -186,7 +186,7 @@ class PredictInLoop(Rule):
         context = self.context
         if context.open_loops:
             return
-        place = where_repeated(context, node, units=(REQUEST, BATCH))
+        place = where_repeated(context, node, units=(REQUEST, BATCH, STEP))
         if place is None:
             return
         where, per = place

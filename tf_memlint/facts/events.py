@@ -13,6 +13,9 @@ the body of a loop. ``repetition(def)`` says how often a def runs, as the unit a
                a single ``predict`` per epoch is monitoring, not a finding)
     "trial"    a hyper-parameter search's objective, handed to Optuna's ``study.optimize``: it
                runs once per trial, in one process, and builds its model there
+    "step"     ``step`` of a Gym / Gymnasium environment (``_step`` of a TF-Agents
+               ``PyEnvironment``): the agent's trainer calls it once per environment step,
+               millions of times, from a loop in the RL library
 
 Nothing is known about anything else: None.
 """
@@ -29,7 +32,7 @@ from tf_memlint.syntax import all_params, dotted_name
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
 
-REQUEST, BATCH, EPOCH, TRIAL = "request", "batch", "epoch", "trial"
+REQUEST, BATCH, EPOCH, TRIAL, STEP = "request", "batch", "epoch", "trial", "step"
 ROUTE_DECORATORS = frozenset({"route", "get", "post", "put", "delete", "patch", "api_route",
                               "websocket", "head", "options"})
 HTTP_METHODS = frozenset({"get", "post", "put", "delete", "patch", "head"})
@@ -41,6 +44,12 @@ BATCH_HOOKS = frozenset({"on_batch_begin", "on_batch_end", "on_train_batch_begin
                          "on_test_batch_begin", "on_test_batch_end", "on_predict_batch_begin",
                          "on_predict_batch_end"})
 EPOCH_HOOKS = frozenset({"on_epoch_begin", "on_epoch_end"})
+# An environment's step method, by the package its class comes from (the qualified name of a
+# direct base) and the method that package's trainers call per step.
+ENVIRONMENT_STEP_METHODS = {"gym.": "step", "gymnasium.": "step", "tf_agents.environments.": "_step"}
+# What a base is called in those packages (``gym.Env``, ``CartPoleEnv``, ``gym.Wrapper``,
+# ``PyEnvironment``): the gate's stdlib twin reads the last name, which it can without imports.
+ENVIRONMENT_BASE_SUFFIXES = ("Env", "Environment", "Wrapper")
 # Gate words: a module with none of these has no repeated scope (see facts/repetition.py).
 EVENT_WORDS = ROUTE_DECORATORS | BATCH_HOOKS | EPOCH_HOOKS | {"Servicer", "request"} | VIEW_BASES
 
@@ -49,8 +58,17 @@ def _base_names(cls: cst.ClassDef) -> list[str]:
     return [(dotted_name(base.value) or "").rsplit(".", 1)[-1] for base in cls.bases]
 
 
+def is_environment_step(name: str, base_names: list[str], qualified_bases: list[str | None]) -> bool:
+    """``name`` is the per-step method of a class with these direct bases (last names, and
+    qualified names where imports resolve them): an environment of Gym, Gymnasium or TF-Agents."""
+    return any(base.endswith(ENVIRONMENT_BASE_SUFFIXES) and qualified is not None and any(
+        qualified.startswith(package) and name == method for package, method in ENVIRONMENT_STEP_METHODS.items())
+        for base, qualified in zip(base_names, qualified_bases))
+
+
 def repetition(context: TFContext, node: cst.CSTNode, cls: cst.ClassDef | None) -> str | None:
-    """How often ``node`` (a def) runs: REQUEST, BATCH, EPOCH, or None when not known to repeat."""
+    """How often ``node`` (a def) runs: REQUEST, BATCH, EPOCH, TRIAL, STEP, or None when not known
+    to repeat."""
     if not isinstance(node, cst.FunctionDef):
         return None
     for decorator in node.decorators:
@@ -69,6 +87,8 @@ def repetition(context: TFContext, node: cst.CSTNode, cls: cst.ClassDef | None) 
             return REQUEST
         if any(b.endswith("Servicer") for b in bases) and not name.startswith("_"):
             return REQUEST
+        if is_environment_step(name, bases, [context.imported_name(base.value) for base in cls.bases]):
+            return STEP
         if name in BATCH_HOOKS or name in EPOCH_HOOKS:
             if any(context.qualified_name(base.value) == KERAS_CALLBACK for base in cls.bases) \
                     or "Callback" in bases:

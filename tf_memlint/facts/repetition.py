@@ -13,18 +13,19 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.evidence import SPLITTERS
-from tf_memlint.facts.events import BATCH, EPOCH, REQUEST, TRIAL
+from tf_memlint.facts.events import BATCH, EPOCH, REQUEST, STEP, TRIAL
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import code_of
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
 
-PER_UNIT = {REQUEST: "per request", BATCH: "per batch", EPOCH: "per epoch", TRIAL: "per trial"}
+PER_UNIT = {REQUEST: "per request", BATCH: "per batch", EPOCH: "per epoch", TRIAL: "per trial",
+            STEP: "per environment step"}
 
 
 def where_repeated(context: TFContext, node: cst.CSTNode,
-                   units: tuple[str, ...] = (REQUEST, BATCH, EPOCH, TRIAL)) -> tuple[cst.CSTNode, str] | None:
+                   units: tuple[str, ...] = (REQUEST, BATCH, EPOCH, TRIAL, STEP)) -> tuple[cst.CSTNode, str] | None:
     """(the loop or handler, "on every iteration" / "per request"...) when ``node`` runs repeatedly,
     else None. Loops first: a loop in a handler is the finer unit."""
     if context.in_traced_function:
