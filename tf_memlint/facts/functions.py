@@ -251,6 +251,18 @@ class FunctionFacts:
                                         or isinstance(arg, cst.Name) and self.is_model_static(arg, caller))
                    for _site, arg, caller in self._passed(init, value.value) or ())
 
+    def parameter_given_models(self, definition: cst.FunctionDef, param: str) -> bool:
+        """Every call of this module that runs ``definition`` gives its parameter ``param`` a Keras
+        model (``recompile(build())``, ``evaluate(model, rows)`` with ``model = load_model(...)``),
+        and there is at least one: the function works on what its callers hand it."""
+        passed = self._passed(definition, param)
+        if not passed:
+            return False
+        keras = self.context.keras
+        return all(isinstance(site, cst.Call) and not any(a.star for a in site.args) and arg is not None
+                   and (keras.is_model_build(arg) or isinstance(arg, cst.Name) and self.is_model_static(arg, caller))
+                   for site, arg, caller in passed)
+
     def parameter_ints(self, definition: cst.FunctionDef, param: str) -> list[int] | None:
         """The ints ``param`` of ``definition`` takes at every call of this module (its default
         where a call leaves it out), when every one is known; None when one is not, or nothing

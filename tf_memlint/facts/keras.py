@@ -338,6 +338,9 @@ class KerasFacts:
         value = context.value_of(expr, AT_POINT)
         if isinstance(value, cst.Name) and is_self_attribute(expr) and context.enclosing_class is not None:
             return context.functions.passed_to_constructor(context.enclosing_class, value)  # Agent(model)
+        if value is None and isinstance(expr, cst.Name) and context.function is not None \
+                and isinstance(context.function.node, cst.FunctionDef):
+            return context.functions.parameter_given_models(context.function.node, expr.value)  # f(build())
         return value is not None and self.is_model_build(value)
 
     def overrides(self, expr: cst.BaseExpression, method: str) -> bool:
@@ -391,6 +394,8 @@ class KerasFacts:
         model on every one of their iterations."""
         value = self.context.value_of(receiver, AT_POINT)
         if value is None:
+            if isinstance(receiver, cst.Name) and self.is_model(receiver):  # a parameter its callers fill
+                return [loop for loop in loops if receiver.value not in self.names_changing_in(loop)]
             return []
         return [loop for loop in loops if not any(value is n for n in self.context.nodes_in(loop))]
 
