@@ -87,7 +87,7 @@ from tf_memlint.facts.events import (BATCH_HOOKS, ENVIRONMENT_BASE_SUFFIXES, ENV
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
 from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
-from tf_memlint.facts.sessions import (FEED_RUN_METHODS, OP_NAMESPACE, SESSION_RUN_METHODS, is_initializer,
+from tf_memlint.facts.sessions import (FEED_RUN_METHODS, KERAS_BACKEND, OP_NAMESPACE, SESSION_RUN_METHODS, is_initializer,
                                       op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
@@ -909,7 +909,7 @@ class _Index:
             for callee in methods | {method for method, _, _ in sized} | (_RUN_METHODS if fetch_ops else set()) \
                     | bound | derived:
                 found.extend(by_callee.get(callee, ()))
-            for name in names | {name for name, _ in flagged} | ({OP_NAMESPACE} if graph_op else set()):
+            for name in names | {name for name, _ in flagged} | ({OP_NAMESPACE, KERAS_BACKEND.rstrip('.')} if graph_op else set()):
                 found.extend(by_prefix.get(name, ()))
             return found
         self._candidates[nodes] = candidates

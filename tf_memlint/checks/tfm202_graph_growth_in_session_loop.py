@@ -8,9 +8,9 @@ from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, 
                                  repetition_of_loops, sparse)
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
-from tf_memlint.facts.sessions import (OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES, SESSION_RUN_TRIGGERS,
-                                      TF1_GRAPH_CALLS, VARIABLE_ASSIGN_METHODS, assigns_a_variable,
-                                      is_initializer)
+from tf_memlint.facts.sessions import (KERAS_BACKEND, OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES,
+                                      SESSION_RUN_TRIGGERS, TF1_GRAPH_CALLS, UNDATED_KERAS, VARIABLE_ASSIGN_METHODS,
+                                      assigns_a_variable, is_initializer)
 from tf_memlint.facts.events import REQUEST
 from tf_memlint.gate import ANYWHERE, GRAPH_OP, IN_DEF_OR_LOOP, OPS_IN_FETCH, REPEATED, Inside, Together
 from tf_memlint.rule import Rule, register
@@ -177,9 +177,13 @@ class GraphGrowthInSessionLoop(Rule):
         if not first_time(self._reach_places, where):
             return
         label, witness = found
+        repetition = _training_loop(context, loops, node)
+        head = witness.what.partition("(")[0].partition(".")[0]
+        if (context.aliases.get(head) or "").startswith(KERAS_BACKEND):
+            repetition = _era_undated(context, repetition, node)
         self.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
                           f"{context.functions.describe(witness)}); build the ops once and feed the values "
-                          f"that change", repetition=_training_loop(context, loops, node))
+                          f"that change", repetition=repetition)
 
     def _in_handler(self, node: cst.Call) -> None:
         """TF1 ops created directly in a request handler that runs a session."""
@@ -309,6 +313,8 @@ class GraphGrowthInSessionLoop(Rule):
         graded = [(_training_loop(self.context, self.context.open_loops, op), op, what) for op, what in found]
         strongest = max(range(len(graded)), key=lambda i: (_strength(graded[i][0]), -i))
         repetition, node, what = graded[strongest]
+        if (self.context.call_name(node) or "").startswith(KERAS_BACKEND):
+            repetition = _era_undated(self.context, repetition, node)
         found = [found[strongest], *found[:strongest], *found[strongest + 1:]]
         if not isinstance(node, cst.Call):  # an operator or a slice of a tensor in a fetch
             self.report(node, f"{what} in a sess.run fetch builds a new op on every iteration of a loop "
@@ -351,6 +357,23 @@ def _training_loop(context, loops: list, node: cst.CSTNode) -> Repetition | None
     else:
         repetition = repetition_at(context, node)
     return sparse(repetition, loops[-1], node)
+
+
+def _era_undated(context, repetition: Repetition | None, node: cst.CSTNode) -> Repetition | None:
+    """A Keras backend op adds to a graph only where Keras runs over TF1 (Keras <= 2.3): in a
+    module of standalone ``keras`` that nothing dates, how often the place runs is known but
+    whether it grows a graph is inferred."""
+    if context.sessions.keras_backend_era != UNDATED_KERAS:
+        return repetition
+    if repetition is None:
+        repetition = repetition_at(context, node)
+    era = "standalone Keras, graph mode up to Keras 2.3"
+    basis = f"{repetition.basis}; {era}" if repetition.basis else era
+    if repetition.kind in GROWS:
+        return Repetition(repetition.kind, repetition.count, basis, known=False)
+    if repetition.kind == COUNT:
+        return Repetition(UNKNOWN, repetition.count, basis, known=False)
+    return repetition
 
 
 def _strength(repetition: Repetition) -> int:

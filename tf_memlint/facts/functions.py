@@ -336,6 +336,8 @@ class FunctionFacts:
             method = self._method(owner, func.attr.value)
             if method is None:
                 return None
+            if is_self_attribute(func) and self._self_attrs.get((owner.name.value, func.attr.value)):
+                return None  # `self.optimizer = self.optimizer()`: the attribute no longer runs the method
             return (code_of(func), method)
         return None
 

@@ -319,6 +319,11 @@ class KerasFacts:
                                           for m in self.context.aliases.values()) and not self._graph_mode_keras()
         return self._era_elsewhere
 
+    @property
+    def shows_graph_mode(self) -> bool:
+        """The module's own graph-mode markers (``graph_mode_keras``)."""
+        return self._graph_mode_keras()
+
     def _tf2_keras(self) -> bool:
         return tf2_keras(self.context.aliases.values(), self._call_names())
 

@@ -34,7 +34,10 @@ SESSION_NAME = re.compile(r"^_*(sess|session)$|_(sess|session)$|^(sess|session)_
 # sess.run(...) / sess.partial_run(...) on a session; op.run(feed_dict=...) / t.eval(session=s).
 SESSION_RUN_METHODS = frozenset({"run", "partial_run"})
 FEED_RUN_METHODS = frozenset({"run", "eval"})
-SESSION_RUN_TRIGGERS = frozenset("." + method for method in SESSION_RUN_METHODS | FEED_RUN_METHODS)
+# K.get_value(t) / K.batch_get_value(ts) run Keras's session (K.eval is an ``.eval`` already).
+KERAS_EVALUATOR_METHODS = frozenset({"get_value", "batch_get_value"})
+SESSION_RUN_TRIGGERS = frozenset("." + method for method in SESSION_RUN_METHODS | FEED_RUN_METHODS
+                                 | KERAS_EVALUATOR_METHODS)
 # Calls that say a file builds TF1 graphs (graph mode, not eager): constants there are graph nodes.
 TF1_GRAPH_CALLS = frozenset(SESSION_CLASSES | EAGER_OFF_CALLS | {
     "tensorflow.placeholder", "tensorflow.train.MonitoredTrainingSession",
@@ -81,14 +84,30 @@ def assigns_a_variable(call: cst.Call) -> bool:
     return isinstance(call.func, cst.Attribute) and call.func.attr.value in VARIABLE_ASSIGN_METHODS
 
 
-# Only calls of names under this one add operations (``op_creating_name``; TFM202's gate too).
+# Only calls of names under this one add operations (``op_creating_name``; TFM202's gate too)...
 OP_NAMESPACE = "tensorflow"
+# ...and Keras's backend functions where Keras runs over a TF1 graph (multi-backend Keras <= 2.3,
+# tf.keras in graph mode): ``K.ctc_decode(y)`` adds decoder ops, ``K.get_value(t)`` runs them in
+# Keras's session. These backend functions add none: they read or set Keras's state.
+KERAS_BACKEND = "keras.backend."
+KERAS_EVALUATORS = frozenset({"keras.backend.get_value", "keras.backend.eval", "keras.backend.batch_get_value"})
+KERAS_BACKEND_NON_OPS = frozenset({
+    "get_value", "batch_get_value", "set_value", "batch_set_value", "eval", "function", "clear_session",
+    "get_session", "set_session", "learning_phase", "set_learning_phase", "image_data_format",
+    "set_image_data_format", "epsilon", "set_epsilon", "floatx", "set_floatx", "int_shape", "ndim", "dtype",
+    "is_keras_tensor", "is_tensor", "count_params", "backend", "get_uid", "reset_uids", "name_scope",
+    "manual_variable_initialization", "is_sparse", "is_placeholder", "get_graph", "cast_to_floatx",
+})
 GRAPH_CLASS = "tensorflow.Graph"
 GRAPH_RESETS = frozenset({"tensorflow.reset_default_graph"}) | CLEAR_SESSION_CALLS
 
 
 def op_creating_name(name: str) -> bool:
-    """A call of the canonical TF name ``name`` adds operations to the graph (project.py asks too)."""
+    """A call of the canonical TF name ``name`` adds operations to the graph (project.py asks too;
+    a Keras backend function does in graph mode only, which the asker decides)."""
+    if name.startswith(KERAS_BACKEND):
+        last = name[len(KERAS_BACKEND):]
+        return "." not in last and last[:1].islower() and last not in KERAS_BACKEND_NON_OPS
     if not name.startswith(OP_NAMESPACE + "."):
         return False
     path = name[len(OP_NAMESPACE) + 1:].split(".")
@@ -100,6 +119,10 @@ def op_creating_name(name: str) -> bool:
     return last not in NON_OP_FUNCTIONS
 
 
+GRAPH_KERAS, UNDATED_KERAS = "graph mode", "undated"
+_UNSET = object()
+
+
 class SessionFacts:
     def __init__(self, context: TFContext, calls: list[tuple[cst.Call, Scope]]) -> None:
         self.context = context
@@ -108,6 +131,23 @@ class SessionFacts:
         # The file builds TF1 graphs (sessions, placeholders, eager turned off) and never turns
         # eager execution on: its module-level TF calls add nodes to a graph.
         self.builds_tf1_graph = bool(names & TF1_GRAPH_CALLS) and ENABLE_EAGER not in names
+        self._keras_era: object = _UNSET
+
+    @property
+    def keras_backend_era(self) -> str | None:
+        if self._keras_era is _UNSET:
+            self._keras_era = self._keras_backend_era()
+        return self._keras_era
+
+    def _keras_backend_era(self) -> str | None:
+        """How this module's Keras backend runs: GRAPH_KERAS when the module shows graph mode (TF1's
+        own calls, eager turned off, a session handed to Keras), UNDATED_KERAS for standalone
+        ``keras`` with nothing that dates it (graph mode up to Keras 2.3, eager from 2.4), None
+        for TF2's Keras (eager: a backend call computes a value and adds nothing)."""
+        keras = self.context.keras
+        if self.builds_tf1_graph or keras.shows_graph_mode:
+            return GRAPH_KERAS
+        return None if keras.predict_builds_per_call or keras.era_is_elsewhere else UNDATED_KERAS
 
     def is_session_creation(self, node: cst.CSTNode) -> bool:
         """``tf.Session(...)`` / ``tf.compat.v1.InteractiveSession(...)``, any import style."""
@@ -145,6 +185,8 @@ class SessionFacts:
         method = node.func.attr.value
         if method in SESSION_RUN_METHODS and self.is_session(node.func.value):
             return True
+        if self.context.call_name(node) in KERAS_EVALUATORS and self.keras_backend_era is not None:
+            return True  # K.get_value(t): Keras's session runs t
         if method == "eval" and self.is_graph_tensor(node.func.value):
             return True
         return method in FEED_RUN_METHODS and any(
@@ -162,7 +204,7 @@ class SessionFacts:
         context = self.context
         name = context.call_name(node)
         if name is not None:
-            return op_creating_name(name)
+            return op_creating_name(name) and (not name.startswith(KERAS_BACKEND) or self.keras_backend_era is not None)
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in OPTIMIZER_GRAPH_METHODS:
             optimizer = context.value_of(func.value, AT_POINT)
