@@ -223,7 +223,9 @@ def _repetition_in_function(context: TFContext, node: cst.CSTNode, latency: bool
         if repetition.kind in (UNBOUNDED, PER_STEP, PER_ITEM, UNKNOWN) and _guarded_by(loops[-1], node, _KEY_PRESS):
             # `if key == ord('s'):` in a webcam loop: it runs when a person presses a key.
             return Repetition(SMALL, basis=f"{repetition.basis}, per key press", known=False)
-        wait = _waits_an_interval(context, loops[-1]) if repetition.kind == UNBOUNDED else None
+        # The wait of an enclosing loop paces the loops it runs too (per face found in a frame).
+        wait = next(filter(None, (_waits_an_interval(context, loop) for loop in reversed(loops))), None) \
+            if repetition.kind == UNBOUNDED else None
         if wait is not None:
             # `while True: evaluate(); time.sleep(FLAGS.eval_interval_secs)`: a pass every few
             # minutes. What a pass costs in time is hidden by the wait. What it leaves behind still
