@@ -88,8 +88,10 @@ def graph_mode_keras(calls: Iterable[CallNames]) -> bool:
 # A functional model over the tensors of a model that exists (grad-CAM, a feature extractor,
 # ``Model(model.inputs, layer.output)``) adds no weights: building one per item keeps a small
 # wrapper, not a model. Read off the text of its inputs argument, so the stdlib-AST twin
-# (project.py) asks the same question of ``ast.unparse``.
-_OTHER_MODELS_INPUTS = re.compile(r"^\[?\s*[\w.]+\.inputs?\s*,?\s*\]?$")
+# (project.py) asks the same question of ``ast.unparse``. An object's own ``self.inputs`` is not
+# another model's: builders keep the ``Input`` layer they just made there
+# (``self.inputs = layers.Input(...)``, then ``keras.Model(inputs=self.inputs, ...)``).
+_OTHER_MODELS_INPUTS = re.compile(r"^\[?\s*(?!self\.inputs?\s*,?\s*\]?$)[\w.]+\.inputs?\s*,?\s*\]?$")
 
 
 def is_view_inputs(name: str | None, inputs_text: str | None) -> bool:
