@@ -7,7 +7,7 @@ import libcst as cst
 
 from tf_memlint.facts.functions import MODEL, RETURNS_MODEL
 from tf_memlint.evidence import SMALL, Repetition
-from tf_memlint.facts.keras import FIT_METHODS, MODEL_BUILD_TRIGGERS
+from tf_memlint.facts.keras import FIT_METHODS, KERAS_MODEL_BUILDERS, MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.events import TRIAL
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
@@ -120,7 +120,7 @@ class ModelInLoopWithoutClearSession(Rule):
         if self._exempt(node, loops, where, through_call=True) or not first_time(self._reach_places, where):
             return
         label, witness = found
-        if _loaded_in_this_module(witness):
+        if _loaded_in_this_module(witness) and not self._one_model_per_pass(witness, node, loops):
             return  # TFM408 reports the load itself, where the fix goes: load once and reuse
         chain = context.functions.describe(witness)
         if loops:
@@ -129,6 +129,17 @@ class ModelInLoopWithoutClearSession(Rule):
             advice = "build or load it once (at import or start-up) and reuse it"
         self.report(node, f"{label}() builds or loads a Keras model {per} (calls {chain}); each model's "
                           f"state stays alive; {advice}")
+
+    def _one_model_per_pass(self, witness, node: cst.Call, loops: list) -> bool:
+        """The def called here loads (``witness``: itself, no hop between) a model whose path this
+        call's one loop changes on each pass: a different model per pass, which TFM408 leaves to
+        this rule."""
+        if len(witness.chain) != 1:
+            return False
+        definition = witness.chain[-1][1]
+        context = self.context
+        loads = [call for call in context.calls_in(definition) if context.call_name(call) in KERAS_MODEL_BUILDERS]
+        return bool(loads) and all(context.keras.one_model_per_pass(definition, call, node, loops) for call in loads)
 
     def _in_handler(self, node: cst.Call) -> None:
         """A model built or loaded directly in a request handler or a callback hook."""

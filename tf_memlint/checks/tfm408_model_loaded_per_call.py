@@ -136,6 +136,8 @@ class ModelLoadedPerCall(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         context = self.context
         for call, loader, definition, evidence in self._sites:
+            if self._one_model_per_pass(definition):
+                continue  # a different model per call: one model per iteration of the caller (TFM403)
             repetition = self._callers.repetition_of_def(definition, self._is_model_value)
             in_server = evidence.lifetime == SERVER
             if repetition is None and (in_server or not self._callers.called_by_script(definition)):
@@ -151,6 +153,16 @@ class ModelLoadedPerCall(Rule):
                        f"and builds it again and keeps memory; load it once (at start-up, or in "
                        f"__init__) and reuse it")
             self.findings.append((call, message, dataclasses.replace(evidence, repetition=repetition)))
+
+    def _one_model_per_pass(self, definition: cst.FunctionDef) -> bool:
+        """Every call of ``definition`` here loads a different model, chosen by its loop, through
+        one of the def's Keras loads (``keras.one_model_per_pass``): its other loads, alternatives
+        to that one (`if mode == "h5": ... else: model_from_json(...)`), are the same choice."""
+        context = self.context
+        sites = context.functions.call_sites(definition)
+        loads = [call for call in context.calls_in(definition) if loader_name(context, call) in KERAS_MODEL_BUILDERS]
+        return bool(sites) and any(all(context.keras.one_model_per_pass(definition, load, site, loops)
+                                       for site, loops, _ in sites) for load in loads)
 
     def _is_model_value(self, value: cst.BaseExpression) -> bool:
         return self.context.keras.is_model_build(value) or loader_name(self.context, value) is not None

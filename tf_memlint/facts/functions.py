@@ -263,6 +263,11 @@ class FunctionFacts:
                    and (keras.is_model_build(arg) or isinstance(arg, cst.Name) and self.is_model_static(arg, caller))
                    for site, arg, caller in passed)
 
+    def argument_at(self, definition: cst.FunctionDef, param: str, site: cst.CSTNode) -> cst.BaseExpression | None:
+        """What the call ``site`` of ``definition`` passes for its parameter ``param`` (None: nothing
+        found, the default, or a parameter the def rebinds)."""
+        return next((arg for where, arg, _caller in self._passed(definition, param) or () if where is site), None)
+
     def parameter_ints(self, definition: cst.FunctionDef, param: str) -> list[int] | None:
         """The ints ``param`` of ``definition`` takes at every call of this module (its default
         where a call leaves it out), when every one is known; None when one is not, or nothing

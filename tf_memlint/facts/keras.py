@@ -14,7 +14,7 @@ import libcst as cst
 from tf_memlint.facts.base import RETURNS_MODEL, any_call
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import STORING_METHODS, Kind, code_of, dotted_name, is_self_attribute, target_names
+from tf_memlint.syntax import STORING_METHODS, Kind, all_params, code_of, dotted_name, is_self_attribute, target_names
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -349,6 +349,39 @@ class KerasFacts:
                 and isinstance(context.function.node, cst.FunctionDef):
             return context.functions.parameter_given_models(context.function.node, expr.value)  # f(build())
         return value is not None and self.is_model_build(value)
+
+    def load_chosen_by_caller(self, definition: cst.FunctionDef, load: cst.Call) -> set[str]:
+        """The parameters of ``definition`` the path of ``load`` (a model load in it) comes from
+        (``load_model(modelfile)``, ``load_model(folder + "/model.h5")``): its caller chooses which
+        model. Empty when the path is the def's own."""
+        context = self.context
+        params = {p.name.value for p in all_params(definition.params)} - {"self", "cls"}
+        scope = context.scopes[definition]
+        names = {n.value for arg in load.args for n in [arg.value, *context.nodes_in(arg.value)]
+                 if isinstance(n, cst.Name)}
+        for _ in range(4):  # `path = os.path.join(folder, "model.h5")`: through the def's own names
+            more = names | {n.value for name in names for value in scope.assignments.get(name, ())
+                            if value is not None for n in [value, *context.nodes_in(value)] if isinstance(n, cst.Name)}
+            if more == names:
+                break
+            names = more
+        return names & params
+
+    def one_model_per_pass(self, definition: cst.FunctionDef, load: cst.Call, site: cst.CSTNode,
+                           loops: list) -> bool:
+        """A call ``site`` of ``definition``, run by ``loops``, loads a different model on each pass:
+        the load reads a path the caller chooses (``load_chosen_by_caller``) and the site passes for
+        it what its one loop changes (``for folder in results: evaluate(folder + "/model.h5")``).
+        Under a second loop (per chunk, per epoch) the same models are loaded again."""
+        if len(loops) != 1 or not isinstance(site, cst.Call):
+            return False
+        changing = self.names_changing_in(loops[0])
+        for param in self.load_chosen_by_caller(definition, load):
+            arg = self.context.functions.argument_at(definition, param, site)
+            if arg is not None and any(isinstance(n, cst.Name) and n.value in changing
+                                       for n in [arg, *self.context.nodes_in(arg)]):
+                return True
+        return False
 
     def overrides(self, expr: cst.BaseExpression, method: str) -> bool:
         """``expr`` holds an instance of a class of this module that defines ``method`` itself
