@@ -76,6 +76,7 @@ class PythonScalarParameter(Rule):
         # (decorator, def, owner class name or None, {param name: (position, kind)})
         self._defs: list[tuple[cst.BaseExpression, cst.FunctionDef, str | None, dict[str, tuple[int, str]]]] = []
         self._calls: list[tuple[str, bool, cst.Call]] = []  # (name, through self., call)
+        self._traced_callers: set[tuple[str, bool]] = set()  # called in a Dataset.map / map_fn function
         self._constants: set[int] = set()  # arguments that name a constant
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -95,11 +96,16 @@ class PythonScalarParameter(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Name):
-            self._calls.append((func.value, False, node))
+            called = (func.value, False)
         elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
-            self._calls.append((func.attr.value, True, node))
+            called = (func.attr.value, True)
         else:
             return
+        if self.context.in_mapped_function:
+            # `ds.map(lambda x: parse(x, size))`: what it passes is the element's tensor, traced once
+            self._traced_callers.add(called)
+            return
+        self._calls.append((*called, node))
         for arg in node.args:  # a name or attribute bound to one literal: one value, one trace
             if isinstance(arg.value, (cst.Name, cst.Attribute)):
                 value = self.context.value_of(arg.value, AT_POINT)
@@ -109,6 +115,10 @@ class PythonScalarParameter(Rule):
     def leave_Module(self, node: cst.Module) -> None:
         for decorator, definition, owner, scalars in self._defs:
             name = definition.name.value
+            through_self = owner is not None
+            if (name, through_self) in self._traced_callers and not any(
+                    called == name and self_ == through_self for called, self_, _call in self._calls):
+                continue  # only a mapped function calls it, with tensors: one trace per map
             passed = None
             for called, through_self, call in self._calls:
                 if called != name or through_self != (owner is not None):
