@@ -331,6 +331,9 @@ class FunctionFacts:
             home = context.scopes[definition].parent
             if home is not None and any(v is not None for v in home.assignments.get(name, ())):
                 return None  # `resize = tffunc(...)(resize)`: the name no longer runs the def
+            local = context.scopes.get(where) if where is not None else None
+            if local is not None and local is not home and name in local.assignments:
+                return None  # `train, test = load_dataset()` in the caller: its own local `train`
             return name, definition
         if isinstance(func, cst.Attribute):
             if func.attr.value not in self.method_names:

@@ -68,6 +68,7 @@ NON_OP_FUNCTIONS = frozenset({
     "get_static_value", "write_graph", "summary_iterator", "get_or_create_global_step",
     "get_global_step", "function", "enable_resource_variables", "disable_resource_variables",
     "set_verbosity", "TensorShape", "import_meta_graph_def", "assert_same_float_dtype",
+    "viterbi_decode",  # tf.contrib.crf.viterbi_decode decodes NumPy scores in NumPy (crf_decode is the op)
 })
 _VARIABLE_CLASSES = frozenset({"tensorflow.Variable", "tensorflow.get_variable"})
 OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
