@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, repetition_at,
-                                 repetition_of_loops, sparse)
+from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, evidence_at,
+                                 repetition_at, repetition_of_loops, sparse)
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
 from tf_memlint.facts.sessions import (KERAS_BACKEND, OPTIMIZER_GRAPH_METHODS, SESSION_FACTORIES,
@@ -71,6 +71,10 @@ class GraphGrowthInSessionLoop(Rule):
         self._reach_places: set[int] = set()  # loops and handlers reported through a call
         self._fetching_defs: set[int] = set()  # functions reported for ops built in a fetch
         self._defs_with_fetch_ops: dict[int, bool] = {}
+        self._ops_reached: dict[int, tuple] = {}  # op in a def of this module -> its strongest finding
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self.findings.extend(self._ops_reached.values())
 
     # The statement being visited: one finding per statement, at its first op-creating call.
     def visit_For(self, node: cst.For) -> None:
@@ -177,13 +181,33 @@ class GraphGrowthInSessionLoop(Rule):
         if not first_time(self._reach_places, where):
             return
         label, witness = found
-        repetition = _training_loop(context, loops, node)
+        repetition = _training_loop(context, loops, node) or repetition_at(context, node)
         head = witness.what.partition("(")[0].partition(".")[0]
         if (context.aliases.get(head) or "").startswith(KERAS_BACKEND):
             repetition = _era_undated(context, repetition, node)
+        op = self._op_of(witness)
+        if op is not None:
+            # Reported where the fix goes, the op in the function (as TFM408 reports a load), with
+            # the call that repeats it most; one finding per op, however many loops call it.
+            message = (f"{context.functions.describe(witness)} adds ops to the TF1 graph on every call, and "
+                       f"{label}() runs {per} of code that runs a session (line {context.functions.line_of(node)}); "
+                       f"build the ops once and feed the values that change")
+            known = self._ops_reached.get(id(op))
+            if known is None or _strength(repetition) > _strength(known[2].repetition):
+                self._ops_reached[id(op)] = (op, message, evidence_at(context, node, repetition))
+            return
         self.report(node, f"{label}() adds ops to the TF1 graph {per} of code that runs a session (calls "
                           f"{context.functions.describe(witness)}); build the ops once and feed the values "
                           f"that change", repetition=repetition)
+
+    def _op_of(self, witness) -> cst.Call | None:
+        """The op call the witness names, in the def of this module at the end of its chain (None
+        when a hop is in another module: the finding stays at the call here)."""
+        if not witness.chain or not all(isinstance(where, cst.CSTNode) for _, where in witness.chain):
+            return None
+        definition = witness.chain[-1][1]
+        context = self.context
+        return next((call for call in context.calls_in(definition) if code_of(call.func) + "()" == witness.what), None)
 
     def _in_handler(self, node: cst.Call) -> None:
         """TF1 ops created directly in a request handler that runs a session."""
