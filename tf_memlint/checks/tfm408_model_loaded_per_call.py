@@ -191,30 +191,13 @@ def _loads_its_own_model(context, call: cst.Call, definition: cst.FunctionDef, i
         on_model = (isinstance(func, cst.Name) and func.value == bound) or (
             isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == bound
             and (func.attr.value in _USES or func.attr.value.startswith("predict")))
-        if on_model and _fed_from(context, definition, node, params):
+        if on_model and context.functions.names_feeding(definition, node) & params:
             if in_server:
                 return Repetition(PER_REQUEST, basis=f"{definition.name.value}() loads its model and predicts "
                                                      f"on the request's input")
             return Repetition(UNKNOWN, basis=f"{definition.name.value}() loads its model and predicts on "
                                              f"what it is given, on every call", known=False)
     return None
-
-
-def _fed_from(context, definition: cst.FunctionDef, call: cst.Call, params: set[str]) -> bool:
-    """Some argument of ``call`` comes from ``params``: directly, or through names bound in
-    ``definition`` (``X = pad(df[col])``; ``model.predict(X)``), a few assignments deep."""
-    scope = context.scopes[definition]
-    names = {n.value for arg in call.args for n in context.nodes_in(arg.value) if isinstance(n, cst.Name)}
-    names |= {arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)}
-    for _ in range(4):
-        if names & params:
-            return True
-        more = {n.value for name in names for value in scope.assignments.get(name, ()) if value is not None
-                for n in [value, *context.nodes_in(value)] if isinstance(n, cst.Name)}
-        if more <= names:
-            return False
-        names |= more
-    return bool(names & params)
 
 
 def _bound_name(context, definition: cst.FunctionDef, call: cst.Call) -> str | None:

@@ -263,6 +263,21 @@ class FunctionFacts:
                    and (keras.is_model_build(arg) or isinstance(arg, cst.Name) and self.is_model_static(arg, caller))
                    for site, arg, caller in passed)
 
+    def names_feeding(self, definition: cst.FunctionDef, call: cst.Call) -> set[str]:
+        """The names ``call``'s arguments are computed from, followed through the names
+        ``definition`` binds a few assignments deep (``X = pad(df[col])``; ``model.predict(X)``)."""
+        context = self.context
+        scope = context.scopes[definition]
+        names = {n.value for arg in call.args for n in [arg.value, *context.nodes_in(arg.value)]
+                 if isinstance(n, cst.Name)}
+        for _ in range(4):
+            more = names | {n.value for name in names for value in scope.assignments.get(name, ())
+                            if value is not None for n in [value, *context.nodes_in(value)] if isinstance(n, cst.Name)}
+            if more == names:
+                break
+            names = more
+        return names
+
     def argument_at(self, definition: cst.FunctionDef, param: str, site: cst.CSTNode) -> cst.BaseExpression | None:
         """What the call ``site`` of ``definition`` passes for its parameter ``param`` (None: nothing
         found, the default, or a parameter the def rebinds)."""

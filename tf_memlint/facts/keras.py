@@ -354,18 +354,8 @@ class KerasFacts:
         """The parameters of ``definition`` the path of ``load`` (a model load in it) comes from
         (``load_model(modelfile)``, ``load_model(folder + "/model.h5")``): its caller chooses which
         model. Empty when the path is the def's own."""
-        context = self.context
         params = {p.name.value for p in all_params(definition.params)} - {"self", "cls"}
-        scope = context.scopes[definition]
-        names = {n.value for arg in load.args for n in [arg.value, *context.nodes_in(arg.value)]
-                 if isinstance(n, cst.Name)}
-        for _ in range(4):  # `path = os.path.join(folder, "model.h5")`: through the def's own names
-            more = names | {n.value for name in names for value in scope.assignments.get(name, ())
-                            if value is not None for n in [value, *context.nodes_in(value)] if isinstance(n, cst.Name)}
-            if more == names:
-                break
-            names = more
-        return names & params
+        return self.context.functions.names_feeding(definition, load) & params
 
     def one_model_per_pass(self, definition: cst.FunctionDef, load: cst.Call, site: cst.CSTNode,
                            loops: list) -> bool:
