@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 import gc
 import sys
 import threading
@@ -45,7 +44,7 @@ from tf_memlint.gate import (  # noqa: F401  (the gate's entry points, also re-e
 from tf_memlint.names import MENTIONS_TF, canonical
 from tf_memlint.evidence import Evidence
 from tf_memlint.ignores import configured_test_path, is_test_path
-from tf_memlint.excerpt import MIN_BYTES, Excerpt, excerpt
+from tf_memlint.excerpt import MIN_BYTES, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, Grade, at_least, grade, graded_message
 from tf_memlint.rule import Diagnostic, Rule, all_rules
 from tf_memlint.walk import Walked, in_use, positions_of
@@ -290,8 +289,8 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
     if tree is not None and not cross and not (settings.get("notebook")):
         cut = _excerpt_of(source, tree, wanted, settings)
         if cut is not None:
-            found = lint_source(cut.text, wanted, {**settings, EXCERPT_MIN_BYTES: None}, gate=False)
-            return [dataclasses.replace(d, line=cut.line(d.line)) for d in found]
+            # Every line kept in place (excerpt.py): the findings are at the module's lines.
+            return lint_source(cut, wanted, {**settings, EXCERPT_MIN_BYTES: None}, tree=_parse_ast(cut), gate=False)
     try:
         return shown(_lint_cst(source, registry, wanted, settings, tree), settings)
     except LintError as error:
@@ -310,7 +309,7 @@ def lint_source(source: bytes | str, codes: Iterable[str] | None = None,
 EXCERPT_MIN_BYTES = "excerpt_min_bytes"
 
 
-def _excerpt_of(source: bytes | str, tree: ast.AST, wanted: list[str], settings: dict[str, Any]) -> Excerpt | None:
+def _excerpt_of(source: bytes | str, tree: ast.AST, wanted: list[str], settings: dict[str, Any]) -> str | None:
     min_bytes = settings.get(EXCERPT_MIN_BYTES, MIN_BYTES)
     if min_bytes is None or len(source) < min_bytes:
         return None

@@ -16,15 +16,15 @@ tests prove it on the fixtures and on real code, with the size threshold at zero
   of such a name may make it fire there;
 * it writes no module-level name (``global``), which would change what a kept name is bound to.
 
-Kept statements keep their text (blank lines and comments between statements go, they hold no
-code); ``Excerpt.line`` maps a line back.
+Every line stays where it is: a cut definition's lines become empty lines, so the findings,
+and the lines their messages name ("passed as step_callback= at line 346"), are the module's
+own. Empty lines cost LibCST little next to the code they replace.
 """
 
 from __future__ import annotations
 
 import ast
-import bisect
-from dataclasses import dataclass
+import io
 from typing import Iterable
 
 from tf_memlint.gate import may_have_trigger
@@ -35,25 +35,13 @@ MIN_BYTES = 256 * 1024
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-@dataclass(frozen=True)
-class Excerpt:
-    text: str
-    starts: list[int]     # first line of each kept block, in the excerpt
-    originals: list[int]  # the same line in the module
-
-    def line(self, line: int) -> int:
-        """The module's line for a line of the excerpt."""
-        index = bisect.bisect_right(self.starts, line) - 1
-        return self.originals[index] + line - self.starts[index]
-
-
-def excerpt(text: str, tree: ast.Module, codes: Iterable[str], min_bytes: int = MIN_BYTES) -> Excerpt | None:
-    """The module without the top-level definitions no enabled rule can need; None when the
-    module is small or nothing can be cut."""
+def excerpt(text: str, tree: ast.Module, codes: Iterable[str], min_bytes: int = MIN_BYTES) -> str | None:
+    """The module with the top-level definitions no enabled rule can need blanked out (each of
+    their lines left empty); None when the module is small or nothing can be cut."""
     if len(text) < min_bytes or not isinstance(tree, ast.Module):
         return None
     codes = list(codes)
-    lines = text.splitlines(keepends=True)
+    lines = io.StringIO(text, newline="").readlines()  # split where CPython counts lines only
     spans, droppable = [], []
     for statement in tree.body:
         first = min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", [])])
@@ -82,26 +70,11 @@ def excerpt(text: str, tree: ast.Module, codes: Iterable[str], min_bytes: int = 
                 changed = True
     if all(kept):
         return None
-    parts, starts, originals = [], [], []
-    out_line = 1
-    previous_last = None
     for (first, last), keep in zip(spans, kept):
         if not keep:
-            continue
-        if previous_last is not None and first <= previous_last:
-            first = previous_last + 1  # statements sharing a line (`a = 1; b = 2`)
-        if first > last:
-            continue
-        if previous_last is None or first != previous_last + 1:
-            starts.append(out_line)
-            originals.append(first)
-        parts.extend(lines[first - 1:last])
-        out_line += last - first + 1
-        previous_last = last
-    kept_text = "".join(parts)
-    if parts and not kept_text.endswith(("\n", "\r")):
-        kept_text += "\n"
-    return Excerpt(kept_text, starts, originals)
+            for index in range(first - 1, last):
+                lines[index] = lines[index][len(lines[index].rstrip("\r\n")):]  # its line ending alone
+    return "".join(lines)
 
 
 def _names(statement: ast.AST) -> set[str]:
