@@ -518,6 +518,19 @@ STRUCTURE_CASES = [
                "    sess.partial_run(h, [loss], feed_dict={x: f(b)})\n", False),
     ("TFM202", "def fit(strategy):\n    strategy.run(step)\nfor k in range(9):\n    layers.append(tf.keras.layers.Dense(8))\n",
      False),
+    # a `.run()` in the loop that adds ops, where nothing in the module is a session (MAY_RUN_SESSION):
+    # a tf.distribute strategy, a TF-Agents driver
+    ("TFM202", "for k in range(9):\n    strategy.run(step, args=(x,))\n    y = tf.reduce_mean(x)\n", False),
+    ("TFM202", "for k in range(9):\n    t, s = driver.run(t, s)\n    loss = tf.reduce_mean(x)\n", False),
+    # ... and every spelling a session has: a name, an accessor, a factory, a feed, an evaluator
+    ("TFM202", "for k in range(9):\n    self.sess.run(y)\n    y = tf.reduce_mean(x)\n", True),
+    ("TFM202", "for k in range(9):\n    get_session().run(y)\n    y = tf.reduce_mean(x)\n", True),
+    ("TFM202", "s = tf.compat.v1.train.MonitoredTrainingSession()\nfor k in range(9):\n    s.run(y)\n"
+               "    y = tf.reduce_mean(x)\n", True),
+    ("TFM202", "for k in range(9):\n    op.run(feed_dict={p: k})\n    y = tf.reduce_mean(x)\n", True),
+    ("TFM202", "with sv.managed_session() as s:\n    for k in range(9):\n        s.run(y)\n"
+               "        y = tf.reduce_mean(x)\n", True),
+    ("TFM202", "tf.compat.v1.disable_eager_execution()\nfor k in range(9):\n    v = tf.reduce_mean(x).eval()\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    y = tf.reduce_mean(x)\n    sess.run(y)\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor e in range(9):\n    for x in xs:\n"
                "        y = tf.reduce_mean(x)\n    sess.run(y)\n", True),

@@ -87,8 +87,9 @@ from tf_memlint.facts.events import (BATCH_HOOKS, ENVIRONMENT_BASE_SUFFIXES, ENV
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
 from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
-from tf_memlint.facts.sessions import (FEED_RUN_METHODS, KERAS_BACKEND, OP_NAMESPACE, SESSION_RUN_METHODS, is_initializer,
-                                      op_creating_name)
+from tf_memlint.facts.sessions import (FEED_RUN_METHODS, KERAS_BACKEND, KERAS_EVALUATOR_METHODS, OP_NAMESPACE,
+                                      SESSION_CLASSES, SESSION_FACTORIES, SESSION_NAME, SESSION_RUN_METHODS,
+                                      FEED_KEYWORDS, MANAGED_SESSION, is_initializer, op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -328,6 +329,11 @@ TF_FUNCTION_MADE = "a tf.function created in a def or a loop"
 # one, no dataset of the module is known to hold file content (PipelineFacts.holds_decoded,
 # holds_file_records). Module-wide: ANYWHERE only.
 READS_FILES = "a name that reads or decodes files"
+# The module may run a TF1 session (SessionFacts.is_session_run): a name spelled like a session
+# (``sess``, ``self.session``, ``get_session()``), a session class or factory named, a
+# ``managed_session()``, an ``.eval()`` or Keras evaluator, or a ``.run(feed_dict=...)``. Without
+# one, no call of the module runs a session. Module-wide: ANYWHERE only.
+MAY_RUN_SESSION = "a session, or a name spelled like one"
 # ``self.<attr> = <call>`` in a def or a loop, the call's canonical name after the prefix (as
 # ``TFContext.call_name`` gives it): a TF1 summary writer kept on the object (TFM409).
 SELF_BOUND = "self.attr = "
@@ -338,7 +344,7 @@ MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
 # The nodes only a call or a def can pass: their places are searched among those alone.
 _CALL_OR_DEF_NODES = frozenset({TF_FUNCTION_MADE, SCALAR_TF_FUNCTION})
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP,
-                      READS_FILES}) | _CALL_OR_DEF_NODES
+                      READS_FILES, MAY_RUN_SESSION}) | _CALL_OR_DEF_NODES
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -349,10 +355,13 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                               ast.GeneratorExp)
 _READS_FILES_ONLY = frozenset({READS_FILES})
+_MAY_RUN_SESSION_ONLY = frozenset({MAY_RUN_SESSION})
+_SESSION_WORDS = frozenset({name.rpartition(".")[2] for name in SESSION_CLASSES | SESSION_FACTORIES}
+                           | KERAS_EVALUATOR_METHODS | {MANAGED_SESSION})
 _OWNERS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _LOOPS_AND_COMPREHENSIONS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                                        ast.GeneratorExp})
-_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES})  # the nodes a matcher passes that are not calls
+_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES, MAY_RUN_SESSION})  # the nodes a matcher passes that are not calls
 
 
 def _closure(nodes: list, admits: Callable[[Any, set[str]], bool]) -> set[str]:
@@ -560,6 +569,10 @@ class _Index:
                 if place != ANYWHERE:
                     raise ValueError(f"{READS_FILES!r} is a fact of the whole module: ANYWHERE only")
                 found = self._reads_files()
+            elif inside.nodes == _MAY_RUN_SESSION_ONLY:
+                if place != ANYWHERE:
+                    raise ValueError(f"{MAY_RUN_SESSION!r} is a fact of the whole module: ANYWHERE only")
+                found = self._may_run_session()
             elif _calls_only(inside.nodes):
                 found = self._call_in_place(inside.nodes, place)
             elif inside.nodes <= _CALL_OR_DEF_NODES and place in (ANYWHERE, IN_DEF_OR_LOOP):
@@ -783,6 +796,20 @@ class _Index:
         names.discard(None)
         return any(name.startswith(DECODING_PREFIXES) or name in DECODED_SOURCES or name in FILE_RECORD_SOURCES
                    for name in names)  # type: ignore[union-attr]
+
+    def _may_run_session(self) -> bool:
+        """MAY_RUN_SESSION, from what ``SessionFacts.is_session`` and ``is_session_run`` accept: any
+        identifier (import names too) spelled like a session or naming a session class, factory or
+        Keras evaluator; an ``.eval`` (``t.eval()``, ``K.eval``, or ``eval`` imported from a
+        module); a ``.run`` given ``feed_dict=`` or ``session=``."""
+        facts = self.facts
+        identifiers = facts.identifiers
+        if not _SESSION_WORDS.isdisjoint(identifiers) or any(map(SESSION_NAME, identifiers)):
+            return True
+        if "eval" in facts.attributes or any(module.endswith(".eval") for module in facts.aliases.values()):
+            return True
+        by_callee, _ = self._call_index()
+        return any(keyword.arg in FEED_KEYWORDS for call in by_callee.get("run", ()) for keyword in call.keywords)
 
     def _in_def_or_loop_def(self, node: ast.AST) -> bool:
         """``node``, a def, is nested in a def or a loop (or a comprehension): not one of the defs

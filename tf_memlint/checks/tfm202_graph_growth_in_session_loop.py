@@ -12,7 +12,7 @@ from tf_memlint.facts.sessions import (KERAS_BACKEND, OPTIMIZER_GRAPH_METHODS, S
                                       SESSION_RUN_TRIGGERS, TF1_GRAPH_CALLS, UNDATED_KERAS, VARIABLE_ASSIGN_METHODS,
                                       assigns_a_variable, is_initializer)
 from tf_memlint.facts.events import REQUEST
-from tf_memlint.gate import ANYWHERE, GRAPH_OP, IN_DEF_OR_LOOP, OPS_IN_FETCH, REPEATED, Inside, Together
+from tf_memlint.gate import ANYWHERE, GRAPH_OP, IN_DEF_OR_LOOP, MAY_RUN_SESSION, OPS_IN_FETCH, REPEATED, Inside, Together
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of
 
@@ -49,10 +49,12 @@ class GraphGrowthInSessionLoop(Rule):
     triggers = SESSION_RUN_TRIGGERS  # a loop that runs a session
     # one loop or request handler (or a function it calls) that both runs a session and adds ops:
     # a TF call, an optimizer's graph method, or, in the command, another module's function doing
-    # either. Every path of the rule reports a loop or handler that does both (_runs_session).
+    # either. Every path of the rule reports a loop or handler that does both (_runs_session), and
+    # a `.run()` is a session's only where the module shows one (`strategy.run`, `driver.run` are not).
     structure = Together(REPEATED, (SESSION_RUN_TRIGGERS | {RUNS_SESSION},
                                     {GRAPH_OP, OPS} | {"." + method for method in
-                                                       OPTIMIZER_GRAPH_METHODS | VARIABLE_ASSIGN_METHODS})) | (
+                                                       OPTIMIZER_GRAPH_METHODS | VARIABLE_ASSIGN_METHODS})) & (
+        Inside(ANYWHERE, {MAY_RUN_SESSION}) | Inside(ANYWHERE, {RUNS_SESSION})) | (
         # a fetch that builds ops, in a function its callers may run again and again (_in_fetch),
         # in a module that builds a TF1 graph or gets a session
         Inside(IN_DEF_OR_LOOP, {OPS_IN_FETCH}) & Inside(ANYWHERE, TF1_GRAPH_CALLS | SESSION_FACTORIES))

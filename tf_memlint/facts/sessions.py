@@ -30,6 +30,10 @@ SESSION_FACTORIES = frozenset({
     "tensorflow.train.SingularMonitoredSession", "tensorflow.get_default_session",
     "keras.backend.get_session",
 })
+# `sv.managed_session()` (tf.train.Supervisor) hands back a session whatever `sv` is.
+MANAGED_SESSION = "managed_session"
+# The keywords that make `x.run(...)` / `t.eval(...)` a session run whatever `x` is.
+FEED_KEYWORDS = frozenset({"feed_dict", "session"})
 SESSION_NAME = re.compile(r"^_*(sess|session)$|_(sess|session)$|^(sess|session)_").search
 # sess.run(...) / sess.partial_run(...) on a session; op.run(feed_dict=...) / t.eval(session=s).
 SESSION_RUN_METHODS = frozenset({"run", "partial_run"})
@@ -167,8 +171,8 @@ class SessionFacts:
             if name is None and isinstance(func, (cst.Name, cst.Attribute)) and SESSION_NAME(
                     func.value if isinstance(func, cst.Name) else func.attr.value):
                 return True  # a project's own accessor: model.enquire_session(), get_session()
-            return (isinstance(func, cst.Attribute) and func.attr.value in ("as_default", "managed_session")
-                    and (func.attr.value == "managed_session" or self.is_session(func.value, _depth + 1)))
+            return (isinstance(func, cst.Attribute) and func.attr.value in ("as_default", MANAGED_SESSION)
+                    and (func.attr.value == MANAGED_SESSION or self.is_session(func.value, _depth + 1)))
         if isinstance(expr, cst.Name) or (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                                           and expr.value.value == "self"):
             value = self.context.value_of(expr, AT_POINT)
@@ -191,7 +195,7 @@ class SessionFacts:
         if method == "eval" and self.is_graph_tensor(node.func.value):
             return True
         return method in FEED_RUN_METHODS and any(
-            a.keyword is not None and a.keyword.value in ("feed_dict", "session") for a in node.args)
+            a.keyword is not None and a.keyword.value in FEED_KEYWORDS for a in node.args)
 
     def loop_runs_session(self, loop: cst.CSTNode) -> bool:
         """The loop body (nested loops included, nested defs not) runs a TF1 session."""
@@ -392,7 +396,7 @@ def fetches_of(run: cst.Call) -> list[cst.BaseExpression]:
         return []
     method = func.attr.value
     if method == "eval" or (method == "run" and not run.args) or (
-            method == "run" and all(a.keyword is not None and a.keyword.value in ("feed_dict", "session")
+            method == "run" and all(a.keyword is not None and a.keyword.value in FEED_KEYWORDS
                                     for a in run.args)):
         return [func.value]
     keyword = next((a.value for a in run.args if a.keyword is not None and a.keyword.value == "fetches"), None)
