@@ -531,6 +531,14 @@ STRUCTURE_CASES = [
     ("TFM202", "with sv.managed_session() as s:\n    for k in range(9):\n        s.run(y)\n"
                "        y = tf.reduce_mean(x)\n", True),
     ("TFM202", "tf.compat.v1.disable_eager_execution()\nfor k in range(9):\n    v = tf.reduce_mean(x).eval()\n", True),
+    # a fetch that builds ops in a module that only names its session (a parameter), or a list of ops
+    # a function fills and then fetches; not a list of existing tensors or of ops made elsewhere
+    ("TFM202", "def restore(sess, values):\n    sess.run([v.assign(values[v.name]) for v in VARS])\n", True),
+    ("TFM202", "def load(sess, values):\n    ops = []\n    for v, x in zip(VARS, values):\n"
+               "        ops.append(v.assign(x))\n    sess.run(ops)\n", True),
+    ("TFM202", "def restore(runner, values):\n    runner.run([v.assign(values[v.name]) for v in VARS])\n", False),
+    ("TFM202", "sess = tf.compat.v1.Session()\ndef load(values):\n    ops = []\n    for v in VARS:\n"
+               "        ops.append(v.initializer)\n    sess.run(ops)\n", False),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor x in xs:\n    y = tf.reduce_mean(x)\n    sess.run(y)\n", True),
     ("TFM202", "sess = tf.compat.v1.Session()\nfor e in range(9):\n    for x in xs:\n"
                "        y = tf.reduce_mean(x)\n    sess.run(y)\n", True),

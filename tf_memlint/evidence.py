@@ -246,16 +246,21 @@ def _repetition_in_function(context: TFContext, node: cst.CSTNode, latency: bool
         if chosen is not None:
             # `if epoch == 0:` / `if episode in (80, 120):` runs on those iterations only.
             return Repetition(COUNT, chosen[0], f"{repetition.basis}, only when {chosen[1]}")
-        every = _every_nth(loops[-1], node)
-        if every and repetition.kind == COUNT and repetition.count is not None:
-            # `if step % 50 == 0:` in range(1000): the place runs 20 times, not 1,000.
-            return Repetition(COUNT, max(1, repetition.count // every),
-                              f"{repetition.basis}, every {every}th" if repetition.basis else f"every {every}th")
-        return repetition
+        return every_nth(repetition, loops[-1], node)
     frame = context.function
     if frame is not None and frame.repeated is not None:
         return _event(frame.repeated, frame.node)
     return ONCE_HERE
+
+
+def every_nth(repetition: Repetition, loop: cst.CSTNode, node: cst.CSTNode) -> Repetition:
+    """``repetition`` of ``loop`` (a known count) for ``node``, which runs on every n-th pass only:
+    `if step % 50 == 0:` in range(1000) runs the place 20 times, not 1,000."""
+    every = _every_nth(loop, node)
+    if every and repetition.kind == COUNT and repetition.count is not None:
+        return Repetition(COUNT, max(1, repetition.count // every),
+                          f"{repetition.basis}, every {every}th" if repetition.basis else f"every {every}th")
+    return repetition
 
 
 # A remainder by fewer than this (`step % 4`) still runs the place often.

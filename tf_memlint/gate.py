@@ -89,7 +89,7 @@ from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_M
 from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
 from tf_memlint.facts.sessions import (FEED_RUN_METHODS, KERAS_BACKEND, KERAS_EVALUATOR_METHODS, OP_NAMESPACE,
                                       SESSION_CLASSES, SESSION_FACTORIES, SESSION_NAME, SESSION_RUN_METHODS,
-                                      FEED_KEYWORDS, MANAGED_SESSION, is_initializer, op_creating_name)
+                                      FEED_KEYWORDS, LIST_FILLING_METHODS, MANAGED_SESSION, is_initializer, op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
                                      TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
@@ -550,6 +550,7 @@ class _Index:
         self._outer_defs: set[int] | None = None  # ids of the defs of the straight code (_straight_module_code)
         self._owner_called_ids: set[int] | None = None  # ids of the calls in the OWNER_CALLED place
         self._place_roots: dict[str, list[ast.AST]] = {}
+        self._filled: set[str] | None = None  # _filled_lists
 
     def holds(self, inside: Inside | Together | InCalledDef) -> bool:
         found = self._holds.get(inside)
@@ -1005,17 +1006,32 @@ class _Index:
     def _builds_in_fetch(self, call: ast.Call) -> bool:
         """A session run (``sess.run``, ``t.eval()``...) with, anywhere in its fetches, a call
         other than an initializer, an operator or a subscript: what SessionFacts.ops_in_fetch may
-        find there (it looks only through containers; it reports no initializer)."""
+        find there (it looks only through containers; it reports no initializer); or a list a
+        function fills with such (ops_filled_into_fetch)."""
+        filled = self._filled_lists()
+        return any(self._may_build(fetch) or any(type(node) is ast.Name and node.id in filled  # type: ignore[attr-defined]
+                                                 for node in ast_nodes(fetch))
+                   for fetch in _fetches(call))
+
+    def _may_build(self, expr: ast.AST) -> bool:
         qualified = self.facts.qualified
-        for fetch in _fetches(call):
-            for node in ast_nodes(fetch):
-                kind = type(node)
-                if kind is ast.Call:
-                    if not is_initializer(qualified(node.func)):  # type: ignore[attr-defined]
-                        return True
-                elif kind is ast.BinOp or kind is ast.UnaryOp or kind is ast.Subscript:
+        for node in ast_nodes(expr):
+            kind = type(node)
+            if kind is ast.Call:
+                if not is_initializer(qualified(node.func)):  # type: ignore[attr-defined]
                     return True
+            elif kind is ast.BinOp or kind is ast.UnaryOp or kind is ast.Subscript:
+                return True
         return False
+
+    def _filled_lists(self) -> set[str]:
+        """The names some ``x.append(...)`` / ``x.extend(...)`` fills with what may build ops."""
+        if self._filled is None:
+            by_callee, _ = self._call_index()
+            self._filled = {call.func.value.id for method in LIST_FILLING_METHODS for call in by_callee.get(method, ())
+                            if call.args and type(call.func) is ast.Attribute and type(call.func.value) is ast.Name
+                            and self._may_build(call.args[0])}
+        return self._filled
 
     def _captures(self, roots: list, names: set[str]) -> bool:
         """A function under ``roots`` (nested ones too) uses a name of ``names`` that it does not

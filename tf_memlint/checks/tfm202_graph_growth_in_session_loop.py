@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, evidence_at,
+from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, evidence_at, every_nth,
                                  repetition_at, repetition_of_loops, sparse)
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
@@ -56,8 +56,9 @@ class GraphGrowthInSessionLoop(Rule):
                                                        OPTIMIZER_GRAPH_METHODS | VARIABLE_ASSIGN_METHODS})) & (
         Inside(ANYWHERE, {MAY_RUN_SESSION}) | Inside(ANYWHERE, {RUNS_SESSION})) | (
         # a fetch that builds ops, in a function its callers may run again and again (_in_fetch),
-        # in a module that builds a TF1 graph or gets a session
-        Inside(IN_DEF_OR_LOOP, {OPS_IN_FETCH}) & Inside(ANYWHERE, TF1_GRAPH_CALLS | SESSION_FACTORIES))
+        # in a module that builds a TF1 graph, gets a session or names one (`def restore(self, sess)`)
+        Inside(IN_DEF_OR_LOOP, {OPS_IN_FETCH}) & (Inside(ANYWHERE, TF1_GRAPH_CALLS | SESSION_FACTORIES)
+                                                  | Inside(ANYWHERE, {MAY_RUN_SESSION})))
     options = {
         "session_loop_min_iterations": (
             10, "loops known to run fewer times than this (e.g. over a 2-item list) are not reported"),
@@ -241,7 +242,8 @@ class GraphGrowthInSessionLoop(Rule):
                 isinstance(call.func, cst.Attribute) and call.func.attr.value in ("run", "eval", "partial_run")
                 and id(call) not in looped
                 and any(not is_initializer(context.call_name(op))
-                        for op, _what in context.sessions.ops_in_fetch(call, follow_calls=False))
+                        for op, _what in context.sessions.ops_in_fetch(call, follow_calls=False)
+                        + context.sessions.ops_filled_into_fetch(call, definition, follow_calls=False))
                 for call in context.calls_in(definition))
         return self._defs_with_fetch_ops[key]
 
@@ -265,8 +267,10 @@ class GraphGrowthInSessionLoop(Rule):
                 self._reported.add(id(statement))
                 self._pending.setdefault(id(loops[-1]), []).append(ops[0])
             return
-        ops = [(op, what) for op, what in ops if not is_initializer(context.call_name(op))]
         frame = context.function
+        if frame is not None:
+            ops = ops + context.sessions.ops_filled_into_fetch(run, frame.node)
+        ops = [(op, what) for op, what in ops if not is_initializer(context.call_name(op))]
         if not ops or frame is None or self._exempt([], frame.node, through_call=True):
             return
         op, what = ops[0]
@@ -306,7 +310,7 @@ class GraphGrowthInSessionLoop(Rule):
             elif loops:
                 if any(context.sessions.loop_resets_graph(loop) for loop in loops):
                     continue
-                each = sparse(repetition_of_loops(context, loops), loops[-1], site)
+                each = sparse(every_nth(repetition_of_loops(context, loops), loops[-1], site), loops[-1], site)
                 if each.count is not None and each.count < self.settings["session_loop_min_iterations"]:
                     continue
                 found = Repetition(each.kind, each.count, f"called in {each.basis or 'a loop'}, {place} line {line}",

@@ -14,7 +14,7 @@ import libcst as cst
 from tf_memlint.facts.base import OPS, any_call
 from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, EAGER_OFF_CALLS
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import Kind, code_of
+from tf_memlint.syntax import Kind, code_of, makes_list
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -34,6 +34,8 @@ SESSION_FACTORIES = frozenset({
 MANAGED_SESSION = "managed_session"
 # The keywords that make `x.run(...)` / `t.eval(...)` a session run whatever `x` is.
 FEED_KEYWORDS = frozenset({"feed_dict", "session"})
+# How a list of ops to fetch is filled before the run (SessionFacts.ops_filled_into_fetch).
+LIST_FILLING_METHODS = frozenset({"append", "extend"})
 SESSION_NAME = re.compile(r"^_*(sess|session)$|_(sess|session)$|^(sess|session)_").search
 # sess.run(...) / sess.partial_run(...) on a session; op.run(feed_dict=...) / t.eval(session=s).
 SESSION_RUN_METHODS = frozenset({"run", "partial_run"})
@@ -173,6 +175,8 @@ class SessionFacts:
                 return True  # a project's own accessor: model.enquire_session(), get_session()
             return (isinstance(func, cst.Attribute) and func.attr.value in ("as_default", MANAGED_SESSION)
                     and (func.attr.value == MANAGED_SESSION or self.is_session(func.value, _depth + 1)))
+        if isinstance(expr, cst.BooleanOperation):  # `sess = sess or tf.get_default_session()`
+            return self.is_session(expr.left, _depth + 1) or self.is_session(expr.right, _depth + 1)
         if isinstance(expr, cst.Name) or (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                                           and expr.value.value == "self"):
             value = self.context.value_of(expr, AT_POINT)
@@ -287,8 +291,35 @@ class SessionFacts:
         to a graph tensor (``sess.run(-product)``, ``sess.run(t[0])``), and, when
         ``follow_calls``, a call of a function of the project that adds ops
         (``sess.run(model.get_cost())``). Each with the words a message names it by."""
+        return self._ops_in(fetches_of(run), follow_calls)
+
+    def ops_filled_into_fetch(self, run: cst.Call, function: cst.CSTNode,
+                              follow_calls: bool = True) -> list[tuple[cst.CSTNode, str]]:
+        """Ops built into a list of ``function`` (a def) that the session run ``run`` then fetches:
+        ``restores = []``, ``restores.append(v.assign(d))`` (in a loop over the variables, or
+        ``.extend``), ``sess.run(restores)``: every call of the function builds them again."""
+        scope = self.context.scopes.get(function)
+        if scope is None:
+            return []
         found: list[tuple[cst.CSTNode, str]] = []
-        stack = list(reversed(fetches_of(run)))
+        for fetch in fetches_of(run):
+            names = [fetch] if isinstance(fetch, cst.Name) else [
+                e.value for e in fetch.elements if isinstance(e.value, cst.Name)] if isinstance(fetch, (cst.List, cst.Tuple)) else []
+            for name in names:
+                values = scope.all_values(name.value) if name.value not in scope.declared_global else None
+                if not values or not all(makes_list(value) for value in values):
+                    continue
+                filled = [call.args[0].value for call in self.context.calls_in(function)
+                          if isinstance(call.func, cst.Attribute) and call.func.attr.value in LIST_FILLING_METHODS
+                          and isinstance(call.func.value, cst.Name) and call.func.value.value == name.value
+                          and call.args]
+                found.extend((op, f"{what} (through the list {name.value})")
+                             for op, what in self._ops_in(filled, follow_calls))
+        return found
+
+    def _ops_in(self, fetches: list[cst.BaseExpression], follow_calls: bool) -> list[tuple[cst.CSTNode, str]]:
+        found: list[tuple[cst.CSTNode, str]] = []
+        stack = list(reversed(fetches))
         while stack:
             expr = stack.pop()
             if isinstance(expr, cst.Call):
