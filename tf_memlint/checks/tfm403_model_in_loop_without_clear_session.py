@@ -7,7 +7,7 @@ import libcst as cst
 
 from tf_memlint.facts.functions import MODEL, RETURNS_MODEL
 from tf_memlint.evidence import SMALL, Repetition
-from tf_memlint.facts.keras import FIT_METHODS, KERAS_MODEL_BUILDERS, MODEL_BUILD_TRIGGERS
+from tf_memlint.facts.keras import FIT_METHODS, MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.events import TRIAL
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
@@ -134,12 +134,7 @@ class ModelInLoopWithoutClearSession(Rule):
         """The def called here loads (``witness``: itself, no hop between) a model whose path this
         call's one loop changes on each pass: a different model per pass, which TFM408 leaves to
         this rule."""
-        if len(witness.chain) != 1:
-            return False
-        definition = witness.chain[-1][1]
-        context = self.context
-        loads = [call for call in context.calls_in(definition) if context.call_name(call) in KERAS_MODEL_BUILDERS]
-        return bool(loads) and all(context.keras.one_model_per_pass(definition, call, node, loops) for call in loads)
+        return len(witness.chain) == 1 and self.context.keras.loads_a_model_per_pass(witness.chain[-1][1], node, loops)
 
     def _in_handler(self, node: cst.Call) -> None:
         """A model built or loaded directly in a request handler or a callback hook."""

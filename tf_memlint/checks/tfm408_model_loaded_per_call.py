@@ -10,15 +10,13 @@ import libcst as cst
 from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, SERVER, UNKNOWN, Repetition, evidence_at, script_rerun
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.functions import is_cache_decorator
-from tf_memlint.facts.keras import KERAS_MODEL_BUILDERS
+from tf_memlint.facts.keras import KERAS_LOADERS, KERAS_MODEL_BUILDERS
 from tf_memlint.facts.repetition import first_time, runs_fewer_than_counting_splitters, where_repeated
 from tf_memlint.gate import ENTRY_CALLED, REPEATED, RERUN_SCRIPT, BoundAndUsed, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import all_params, code_of, dotted_name
 
-# Calls that read a whole model from disk (or a hub), as canonical names...
-KERAS_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model",
-                           "keras.experimental.load_from_saved_model", "keras.models.model_from_json"})
+# Calls that read a whole model from disk (or a hub), as canonical names (Keras's: KERAS_LOADERS)...
 SAVED_MODEL_LOADERS = frozenset({"tensorflow.saved_model.load"})
 # ...and as imported (packages the canonical names do not cover): TF Hub, keras-ocr's pipeline
 # objects, which download and build their detector/recognizer models when constructed.
@@ -155,14 +153,12 @@ class ModelLoadedPerCall(Rule):
             self.findings.append((call, message, dataclasses.replace(evidence, repetition=repetition)))
 
     def _one_model_per_pass(self, definition: cst.FunctionDef) -> bool:
-        """Every call of ``definition`` here loads a different model, chosen by its loop, through
-        one of the def's Keras loads (``keras.one_model_per_pass``): its other loads, alternatives
-        to that one (`if mode == "h5": ... else: model_from_json(...)`), are the same choice."""
+        """Every call of ``definition`` here loads a different model, chosen by its loop
+        (``keras.loads_a_model_per_pass``)."""
         context = self.context
         sites = context.functions.call_sites(definition)
-        loads = [call for call in context.calls_in(definition) if loader_name(context, call) in KERAS_MODEL_BUILDERS]
-        return bool(sites) and any(all(context.keras.one_model_per_pass(definition, load, site, loops)
-                                       for site, loops, _ in sites) for load in loads)
+        return bool(sites) and all(context.keras.loads_a_model_per_pass(definition, site, loops)
+                                   for site, loops, _ in sites)
 
     def _is_model_value(self, value: cst.BaseExpression) -> bool:
         return self.context.keras.is_model_build(value) or loader_name(self.context, value) is not None

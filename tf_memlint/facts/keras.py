@@ -29,6 +29,9 @@ KERAS_MODEL_BUILDERS = frozenset({
     "keras.models.clone_model", "keras.models.model_from_json", "keras.models.model_from_yaml",
     "keras.models.model_from_config", "keras.experimental.load_from_saved_model",
 })
+# The builders that load a saved model (TFM408's loads, and what a caller's path may choose).
+KERAS_LOADERS = frozenset({"keras.models.load_model", "keras.saving.load_model",
+                           "keras.experimental.load_from_saved_model", "keras.models.model_from_json"})
 KERAS_APPLICATIONS = "keras.applications"  # keras.applications.ResNet50(...) builds a model
 # Gate triggers of ``is_model_build``: a builder, an application, a subclass of a model base
 # (a local factory returning one of these names one of them too).
@@ -372,6 +375,15 @@ class KerasFacts:
                                        for n in [arg, *self.context.nodes_in(arg)]):
                 return True
         return False
+
+    def loads_a_model_per_pass(self, definition: cst.FunctionDef, site: cst.CSTNode, loops: list) -> bool:
+        """``site``, a call of ``definition`` run by ``loops``, loads a different model on each pass
+        through one of the def's Keras loads (``one_model_per_pass``): its other loads, alternatives
+        to that one (`if mode == "h5": ... else: model_from_json(...)`), are the same choice. What
+        TFM403 reports (a model per pass) and TFM408 leaves (it is not the same model reloaded)."""
+        context = self.context
+        return any(self.one_model_per_pass(definition, load, site, loops)
+                   for load in context.calls_in(definition) if context.call_name(load) in KERAS_LOADERS)
 
     def overrides(self, expr: cst.BaseExpression, method: str) -> bool:
         """``expr`` holds an instance of a class of this module that defines ``method`` itself
