@@ -389,14 +389,12 @@ def _training_loop(context, loops: list, node: cst.CSTNode) -> Repetition | None
     return sparse(repetition, loops[-1], node)
 
 
-def _era_undated(context, repetition: Repetition | None, node: cst.CSTNode) -> Repetition | None:
+def _era_undated(context, repetition: Repetition, node: cst.CSTNode) -> Repetition:
     """A Keras backend op adds to a graph only where Keras runs over TF1 (Keras <= 2.3): in a
     module of standalone ``keras`` that nothing dates, how often the place runs is known but
     whether it grows a graph is inferred."""
     if context.sessions.keras_backend_era != UNDATED_KERAS:
         return repetition
-    if repetition is None:
-        repetition = repetition_at(context, node)
     era = "standalone Keras, graph mode up to Keras 2.3"
     basis = f"{repetition.basis}; {era}" if repetition.basis else era
     if repetition.kind in GROWS:
