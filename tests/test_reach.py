@@ -491,3 +491,29 @@ def test_command_reads_another_modules_cached_loader_as_one_model(tmp_path, caps
     model per request, as within one file."""
     _lint_package(tmp_path, capsys, monkeypatch, "api",
                   {"loader": CACHED_LOADER, "compression": CACHED_CALL, "routes": CACHED_ROUTES})
+
+
+def test_a_module_that_runs_a_session_builds_into_a_graph_across_modules(tmp_path, capsys, monkeypatch):
+    """A helper module that runs a session on an op it builds (`sess.run(tf.truncated_normal(...))`),
+    with no Session() or placeholder of its own, is in TF1 graph mode, as FunctionFacts.graph_mode
+    says in the file: the trainer calling it per batch in another module grows the graph."""
+    _write_package(tmp_path, "noisy", {
+        "utils": '''
+            import tensorflow as tf
+
+            def add_noise(data, sigma, sess):
+                return data + sigma * sess.run(tf.random.truncated_normal(data.shape))
+            ''',
+        "train": '''
+            import tensorflow as tf
+            from .utils import add_noise
+
+            def train(sess, batches, train_op):
+                for batch in batches.take(100000):
+                    noisy = add_noise(batch, 0.1, sess)  # expect: TFM202
+                    sess.run(train_op, feed_dict={"x:0": noisy})
+            '''})
+    monkeypatch.chdir(tmp_path)
+    main(["--isolated", *every_rule(), "--format", "text", "noisy"])
+    out = capsys.readouterr().out
+    assert "noisy/train.py:7:" in out and "TFM202" in out and "via add_noise(), utils.py:" in out, out

@@ -59,8 +59,9 @@ _NOT_PROJECT = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_dataset
                           "sklearn", "scipy", "pandas", "matplotlib", "torch", "absl", "six", "gym", "cv2",
                           "PIL", "flask", "fastapi", "django", "tqdm", "IPython", "official"}) | frozenset(getattr(sys, "stdlib_module_names", ()))
 # A module can only have an effect if its text has one of these (model builders and loaders,
-# predict, sessions and their runs, TF1 graph markers: ops count only in graph mode).
-_GRAPH_WORDS = re.compile(rb"Session\(|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
+# predict, sessions and their runs, TF1 graph markers: ops count only in graph mode). A module that
+# runs a session builds into a TF1 graph, as FunctionFacts.graph_mode says in the file.
+_GRAPH_WORDS = re.compile(rb"Session\(|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(|sess(ion)?\.run\(").search
 _EFFECT_WORDS = re.compile(rb"load_model|Sequential|Model\(|applications|model_from_|\.predict\(|Session\(|sess(ion)?\.run\("
                            rb"|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
 
