@@ -398,6 +398,43 @@ STRUCTURE_CASES = [
                + _TF_LOOP.replace("    ", "        "), True),
     ("TFM101", "class T:\n    def __init__(self):\n        self.step = tf.function(self._step)\n"
                "    def _step(self, x):\n" + _TF_LOOP.replace("    ", "        "), True),
+    # ... whose count may be read off the code (COUNTED_LOOP): not over a tensor, a dataset, an
+    # attribute, or a name in a module that makes no NumPy array; not a while on another test
+    ("TFM101", "@tf.function\ndef f(self, x):\n    for layer in self.layers:\n        x = layer(x)\n    return x\n",
+     False),
+    ("TFM101", "@tf.function\ndef f(xs):\n    for x in xs:\n        y = x * 2\n    return y\n", False),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    for i in tf.range(n):\n        x = x * 2\n    return x\n", False),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    while tf.less(x, n):\n        x += 1\n    return x\n", False),
+    ("TFM101", "@tf.function\ndef f(x):\n    while x > 0:\n        x -= 1\n    return x\n", False),
+    # ... and every iterable trip_count counts, the range of a caller's bound, a counter's while
+    ("TFM101", "@tf.function\ndef f(x):\n    for k in [1, 2, 3]:\n        x = x * k\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x):\n    for k in (1, 2):\n        x = x * k\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x = x * 2\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x):\n    for i, k in enumerate(reversed(list(range(500)))):\n"
+               "        x = x * k\n    return x\n", True),
+    ("TFM101", "from tqdm.auto import trange\n@tf.function\ndef f(x):\n    for i in trange(500):\n"
+               "        x = x * 2\n    return x\n", True),
+    ("TFM101", "import numpy as np\n@tf.function\ndef f(x):\n    for k in np.arange(500):\n"
+               "        x = x * k\n    return x\n", True),
+    ("TFM101", "from numpy import zeros\nks = zeros(500)\n@tf.function\ndef f(x):\n    for k in ks:\n"
+               "        x = x * k\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    i = 0\n    while i <= n:\n        i += 1\n    return x\n", True),
+    # TFM102: an `.append` in a loop of a traced function's own frame (not in a lambda or def
+    # nested in the loop, not after the loop)
+    ("TFM102", "@tf.function\ndef f(x, n):\n    for i in tf.range(n):\n        x += 1\n    out = []\n"
+               "    out.append(x)\n    return out\n", False),
+    ("TFM102", "@tf.function\ndef f(xs, out):\n    for x in xs:\n        g = lambda: out.append(x)\n    return g\n",
+     False),
+    ("TFM102", "@tf.function\ndef g(x):\n    return x\ndef f(x, n):\n    out = []\n    for i in range(n):\n"
+               "        out.append(x * i)\n    return out\n", False),
+    ("TFM102", "@tf.function\ndef f(x, n):\n    out = []\n    for i in tf.range(n):\n        out.append(x * i)\n"
+               "    return tf.stack(out)\n", True),
+    ("TFM102", "@tf.function\ndef f(x, n):\n    out = []\n    while n > 0:\n        out.append(x)\n"
+               "        n -= 1\n    return out\n", True),
+    ("TFM102", "@tf.function\ndef f(x):\n    def g(y):\n        out = []\n        for i in range(500):\n"
+               "            out.append(y * i)\n        return out\n    return g(x)\n", True),
+    ("TFM102", "@tf.function\ndef f(xs):\n    out = []\n    for x in xs:\n        [out.append(v) for v in x]\n"
+               "    return out\n", True),
     # TFM103: global/nonlocal, a mutating method, an item write, in a traced function.
     ("TFM103", "cache = {}\ncache['a'] = 1\ncache.update(b=2)\n@tf.function\ndef f(x):\n    return x + 1\n",
      False),

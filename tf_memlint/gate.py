@@ -63,7 +63,9 @@ one, used in a function that does not bind it), ``OPS_IN_FETCH`` (a session run 
 read as ``sessions.fetches_of`` reads them, hold a call other than an initializer, an operator or
 a subscript: what ``SessionFacts.ops_in_fetch`` may report), ``GRAPH_OP`` (a call of a TF name
 that adds graph ops, ``sessions.op_creating_name``: ``SessionFacts.creates_graph_ops`` for a
-resolved name; a def of the module that adds them is found where its place follows calls); no nodes: the place exists at all.
+resolved name; a def of the module that adds them is found where its place follows calls),
+``COUNTED_LOOP`` (a ``for``/``while`` whose count ``TracingFacts.loop_kind`` may read off the
+code, or a ``for`` over ``range(...)``); no nodes: the place exists at all.
 
 The tests are, cheapest first: ``may_import_tf`` and ``may_have_trigger`` on the bytes, then
 ``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin):
@@ -77,6 +79,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from tf_memlint.context import COUNT_KEEPING_CALLS, TQDM_RANGES
 from tf_memlint.evidence import reruns_per_interaction
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.callers import ENTRY_POINTS
@@ -323,6 +326,11 @@ NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
 OPS_IN_FETCH = "a session run whose fetches may build an op"
 GRAPH_OP = "a call of a TF name that adds graph ops"
+# A ``for`` or ``while`` whose count TracingFacts.loop_kind may read off the code: a ``for`` over
+# what ``context.trip_count`` may count, or over a ``range(...)`` of any bound; a ``while`` on
+# ``counter < bound`` or ``<=``. Not ``for x in xs`` in a module that makes no NumPy array, not
+# ``for layer in self.layers``, not ``for i in tf.range(n)``: their count is never known.
+COUNTED_LOOP = "a loop whose count may be read off the code"
 TF_FUNCTION_MADE = "a tf.function created in a def or a loop"
 # The module names a TF function that reads or decodes files (pipelines.DECODING_PREFIXES), a
 # dataset of decoded images (DECODED_SOURCES) or of file records (FILE_RECORD_SOURCES): without
@@ -344,7 +352,7 @@ MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
 # The nodes only a call or a def can pass: their places are searched among those alone.
 _CALL_OR_DEF_NODES = frozenset({TF_FUNCTION_MADE, SCALAR_TF_FUNCTION})
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP,
-                      READS_FILES, MAY_RUN_SESSION}) | _CALL_OR_DEF_NODES
+                      READS_FILES, MAY_RUN_SESSION, COUNTED_LOOP}) | _CALL_OR_DEF_NODES
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -361,7 +369,8 @@ _SESSION_WORDS = frozenset({name.rpartition(".")[2] for name in SESSION_CLASSES 
 _OWNERS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _LOOPS_AND_COMPREHENSIONS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                                        ast.GeneratorExp})
-_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES, MAY_RUN_SESSION})  # the nodes a matcher passes that are not calls
+_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES, MAY_RUN_SESSION,
+                             COUNTED_LOOP})  # the nodes a matcher passes that are not calls
 
 
 def _closure(nodes: list, admits: Callable[[Any, set[str]], bool]) -> set[str]:
@@ -861,6 +870,7 @@ class _Index:
         numpy = NUMPY_ARRAY in nodes
         fetch_ops = OPS_IN_FETCH in nodes
         graph_op = GRAPH_OP in nodes
+        counted = COUNTED_LOOP in nodes
         made = TF_FUNCTION_MADE in nodes
         scalar_def = SCALAR_TF_FUNCTION in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
@@ -912,6 +922,9 @@ class _Index:
                     return True
                 return (bool(names) and (named(func) or (type(func) is ast.Name and callee in derived))) \
                     or (numpy and self._numpy_array(func))
+            if counted and (kind is ast.For or kind is ast.AsyncFor or kind is ast.While) \
+                    and self._may_be_counted(node):  # type: ignore[arg-type]
+                return True
             if (made or scalar_def) and (kind is ast.FunctionDef or kind is ast.AsyncFunctionDef):
                 if made and self._decorated(node) and self._in_def_or_loop_def(node):  # type: ignore[arg-type]
                     return True
@@ -1001,6 +1014,36 @@ class _Index:
         if module is None or not (module == "numpy" or module.startswith("numpy.")):
             return False
         return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
+
+    def _may_be_counted(self, loop: ast.For | ast.AsyncFor | ast.While) -> bool:
+        """COUNTED_LOOP: what TracingFacts.loop_kind may call a Python loop of known count, or a
+        ``for`` over ``range(...)`` (the rules' unknown bound from a caller): a ``while`` whose test
+        is one ``<`` or ``<=`` with a name on the left (``is_python_int_counter`` takes names
+        only); a ``for`` whose iterable ``_countable`` accepts."""
+        if type(loop) is ast.While:
+            test = loop.test
+            return type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Lt, ast.LtE) \
+                and type(test.left) is ast.Name
+        return self._countable(loop.iter)
+
+    def _countable(self, iterable: ast.expr) -> bool:
+        """What ``context.trip_count`` (STATIC) may count: a list or tuple display; a name, whose
+        value it counts only when that is a NumPy array call of the module; ``range(...)``,
+        tqdm's ``trange(...)``, a NumPy array call; ``enumerate``, ``reversed``, ``list`` or
+        ``tuple`` of one of these."""
+        kind = type(iterable)
+        if kind is ast.List or kind is ast.Tuple:
+            return True
+        if kind is ast.Name:
+            return self.holds(Inside(ANYWHERE, frozenset({NUMPY_ARRAY})))
+        if kind is not ast.Call:
+            return False
+        func = iterable.func  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in COUNT_KEEPING_CALLS:
+            return any(self._countable(a.value if type(a) is ast.Starred else a)
+                       for a in [*iterable.args, *(k.value for k in iterable.keywords)])  # type: ignore[attr-defined]
+        return (type(func) is ast.Name and func.id == "range") or self.facts.imported(func) in TQDM_RANGES \
+            or self._numpy_array(func)
 
     def _builds_in_fetch(self, call: ast.Call) -> bool:
         """A session run (``sess.run``, ``t.eval()``...) with, anywhere in its fetches, a call
