@@ -442,6 +442,21 @@ STRUCTURE_CASES = [
     ("TFM103", "seen = []\n@tf.function\ndef f(x):\n    seen.append(x)\n    return x\n", True),
     ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] = x\n    return x\n", True),
     ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] += x\n    return x\n", True),
+    # ... of a name the function does not bind (OUTER_MUTATION): not its own list or dict, a
+    # parameter, a loop target, an attribute
+    ("TFM103", "@tf.function\ndef f(x):\n    out = []\n    out.append(x)\n    d = {}\n    d['k'] = x\n"
+               "    return out, d\n", False),
+    ("TFM103", "@tf.function\ndef f(x, acc):\n    acc.append(x)\n    acc[0] += x\n    return x\n", False),
+    ("TFM103", "@tf.function\ndef f(x, bufs):\n    for buf in bufs:\n        buf.append(x)\n    return x\n", False),
+    ("TFM103", "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        self.seen.append(x)\n"
+               "        return x\n", False),
+    ("TFM103", "seen = []\nseen.append(1)\n@tf.function\ndef f(x, seen):\n    seen.append(x)\n    return x\n", False),
+    # ... and a closure's container, one of a traced def written in a lambda nested in it
+    ("TFM103", "def make():\n    seen = []\n    @tf.function\n    def f(x):\n        seen.append(x)\n"
+               "        return x\n    return f\n", True),
+    ("TFM103", "@tf.function\ndef f(x):\n    out = []\n    g = lambda v: out.append(v)\n    g(x)\n    return out\n",
+     True),
+    ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    class C:\n        state['k'] = x\n    return x\n", True),
     # TFM104: a call of a name bound to a tf.function, in a loop (hand-written literal calls: silent).
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = g(1, 2)\n", False),
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k)\n", False),

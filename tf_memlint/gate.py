@@ -94,7 +94,7 @@ from tf_memlint.facts.sessions import (FEED_RUN_METHODS, KERAS_BACKEND, KERAS_EV
                                       SESSION_CLASSES, SESSION_FACTORIES, SESSION_NAME, SESSION_RUN_METHODS,
                                       FEED_KEYWORDS, MANAGED_SESSION, is_initializer, op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
-                                     TF_FUNCTION, TRACING_CALLS)
+                                     MUTATING_METHODS, TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import all_rules
 from tf_memlint.syntax import ast_children, ast_dotted_name, ast_nodes
@@ -331,6 +331,11 @@ GRAPH_OP = "a call of a TF name that adds graph ops"
 # ``counter < bound`` or ``<=``. Not ``for x in xs`` in a module that makes no NumPy array, not
 # ``for layer in self.layers``, not ``for i in tf.range(n)``: their count is never known.
 COUNTED_LOOP = "a loop whose count may be read off the code"
+# In a def or lambda (the frame TFM103 asks of), a mutating method called on a bare name
+# (``seen.append(x)``) or an item written on one (``state[k] = v``, ``state[k] += v``), the name
+# neither a parameter of that function nor assigned in it (``Scope.binds``): a container from
+# outside. TRACED only.
+OUTER_MUTATION = "a container from outside its function mutated"
 TF_FUNCTION_MADE = "a tf.function created in a def or a loop"
 # The module names a TF function that reads or decodes files (pipelines.DECODING_PREFIXES), a
 # dataset of decoded images (DECODED_SOURCES) or of file records (FILE_RECORD_SOURCES): without
@@ -352,7 +357,7 @@ MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
 # The nodes only a call or a def can pass: their places are searched among those alone.
 _CALL_OR_DEF_NODES = frozenset({TF_FUNCTION_MADE, SCALAR_TF_FUNCTION})
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP,
-                      READS_FILES, MAY_RUN_SESSION, COUNTED_LOOP}) | _CALL_OR_DEF_NODES
+                      READS_FILES, MAY_RUN_SESSION, COUNTED_LOOP, OUTER_MUTATION}) | _CALL_OR_DEF_NODES
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -364,13 +369,14 @@ _DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.List
                               ast.GeneratorExp)
 _READS_FILES_ONLY = frozenset({READS_FILES})
 _MAY_RUN_SESSION_ONLY = frozenset({MAY_RUN_SESSION})
+_OUTER_MUTATION_ONLY = frozenset({OUTER_MUTATION})
 _SESSION_WORDS = frozenset({name.rpartition(".")[2] for name in SESSION_CLASSES | SESSION_FACTORIES}
                            | KERAS_EVALUATOR_METHODS | {MANAGED_SESSION})
 _OWNERS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _LOOPS_AND_COMPREHENSIONS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                                        ast.GeneratorExp})
 _NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES, MAY_RUN_SESSION,
-                             COUNTED_LOOP})  # the nodes a matcher passes that are not calls
+                             COUNTED_LOOP, OUTER_MUTATION})  # the nodes a matcher passes that are not calls
 
 
 def _closure(nodes: list, admits: Callable[[Any, set[str]], bool]) -> set[str]:
@@ -582,6 +588,10 @@ class _Index:
                 if place != ANYWHERE:
                     raise ValueError(f"{MAY_RUN_SESSION!r} is a fact of the whole module: ANYWHERE only")
                 found = self._may_run_session()
+            elif inside.nodes == _OUTER_MUTATION_ONLY:
+                if place != TRACED:
+                    raise ValueError(f"{OUTER_MUTATION!r}: TRACED only")
+                found = self._mutates_outer(self._roots(TRACED))
             elif _calls_only(inside.nodes):
                 found = self._call_in_place(inside.nodes, place)
             elif inside.nodes <= _CALL_OR_DEF_NODES and place in (ANYWHERE, IN_DEF_OR_LOOP):
@@ -1079,6 +1089,37 @@ class _Index:
             bound.difference_update(name for n in used if type(n) is ast.Global for name in n.names)  # type: ignore[attr-defined]
             outer = names - bound
             if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used if type(n) in _IDENTIFIER_KINDS):
+                return True
+        return False
+
+    def _mutates_outer(self, roots: list) -> bool:
+        """OUTER_MUTATION in a function under ``roots`` (nested ones too). A frame's own nodes,
+        as the walk sees them with that frame current: its decorators and defaults, the bodies of
+        classes in it, not nested defs and lambdas. Bound (a subset of what ``scopes.collect``
+        binds there): its parameters, and every name stored in it outside a nested class."""
+        seen: set[int] = set()
+        for function in (n for root in roots for n in ast_nodes(root) if isinstance(n, _FUNCTIONS)):
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            mutated: set[str] = set()
+            for node in _own_nodes(function):
+                kind = type(node)
+                if kind is ast.Call:
+                    func = node.func  # type: ignore[attr-defined]
+                    if type(func) is ast.Attribute and func.attr in MUTATING_METHODS and type(func.value) is ast.Name:
+                        mutated.add(func.value.id)
+                elif kind is ast.Assign or kind is ast.AugAssign:
+                    targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                    mutated.update(t.value.id for t in targets if type(t) is ast.Subscript and type(t.value) is ast.Name)
+            if not mutated:
+                continue
+            arguments = function.args
+            bound = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                     arguments.vararg, arguments.kwarg] if a is not None}
+            bound.update(n.id for n in _own_nodes(function, ast.ClassDef)
+                         if type(n) is ast.Name and type(n.ctx) is ast.Store)  # type: ignore[attr-defined]
+            if not mutated <= bound:
                 return True
         return False
 
