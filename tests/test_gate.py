@@ -457,6 +457,13 @@ STRUCTURE_CASES = [
     ("TFM103", "@tf.function\ndef f(x):\n    out = []\n    g = lambda v: out.append(v)\n    g(x)\n    return out\n",
      True),
     ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    class C:\n        state['k'] = x\n    return x\n", True),
+    # TFM303: a cache where the module names something that reads or decodes files (READS_FILES)
+    ("TFM303", "ds = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (a / 255, b)).cache()\n", False),
+    ("TFM303", "ds = tf.data.Dataset.list_files(p).map(lambda f: tf.io.decode_jpeg(tf.io.read_file(f))).cache()\n",
+     True),
+    ("TFM303", "from tensorflow.io import decode_png\ndef load(f):\n    return decode_png(f)\n"
+               "ds = tf.data.Dataset.list_files(p).map(load).cache()\n", True),
+    ("TFM303", "ds = tf.keras.utils.image_dataset_from_directory('d').cache()\n", True),
     # TFM104: a call of a name bound to a tf.function, in a loop (hand-written literal calls: silent).
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = g(1, 2)\n", False),
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k)\n", False),
