@@ -612,13 +612,29 @@ STRUCTURE_CASES = [
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(len(files))\n", True),
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(10_000)\n", True),
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
-               "ds = ds.shuffle(1000, buffer_size=n)\n", True),
+               "n = len(files)\nds = ds.shuffle(1000, buffer_size=n)\n", True),
+    # ... nor a name bound only to such a literal, an attribute, an item (whole_dataset_size reads none)
+    ("TFM302", "BUFFER = 1000\nds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(BUFFER).shuffle(self.buffer_size).shuffle(FLAGS.buffer).shuffle(cfg['buffer'])\n"
+               "ds = ds.shuffle(unknown)\n", False),
+    # ... and every size it reads: a cardinality, num_examples, int(), .numpy(), arithmetic, a name's
+    # value, a parameter's default
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(ds.cardinality().numpy())\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(tf.data.experimental.cardinality(ds))\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(int(info.splits['train'].num_examples))\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(batch * 100)\n", True),
+    ("TFM302", "def make(files, n=20_000):\n    ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "    return ds.shuffle(n)\n", True),
     # Below a million elements, the elements must be file content: a name that reads or decodes
     # files, or a dataset of decoded images or of file records, somewhere in the module.
     ("TFM302", "ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(50_000)\n"
                "ds = ds.shuffle(60000).map(lambda a, b: (a / 255, b))\n", False),
     ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(1_000_000)\n", True),
-    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(n)\n", True),
+    ("TFM302", "n, m = 2_000_000, 8\nds = tf.data.Dataset.from_tensor_slices(x).shuffle(n)\n", True),
     ("TFM302", "from tensorflow.image import decode_png as dec\n"
                "ds = tf.data.Dataset.list_files(f).map(lambda f: dec(load(f))).shuffle(60000)\n", True),
     ("TFM302", "ds = tf.data.TFRecordDataset(files).shuffle(60000)\n", True),

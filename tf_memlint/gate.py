@@ -51,7 +51,8 @@ triggers match, or of a class of the module deriving from it: ``Net()`` for ``ke
 canonical name with a keyword given a literal ``True`` (``"tensorflow.GradientTape(persistent=True)"``,
 a call of that name with that argument), a method with a bound on an argument
 (``".shuffle(buffer_size>=10000)"``: a call of that method whose argument of that name, else its
-first positional one, is neither missing nor an integer literal below the bound), an effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
+first positional one, may be a size of at least the bound as ``PipelineFacts.whole_dataset_size``
+reads one: ``_may_reach``), an effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
 of a function of another module of the project with that effect, as its table names it,
 project.py; a rule that follows calls passes wherever its structure holds with those calls,
 whatever the module imports or names), ``ITEM_WRITE``
@@ -89,7 +90,7 @@ from tf_memlint.facts.events import (BATCH_HOOKS, ENVIRONMENT_BASE_SUFFIXES, ENV
                                      HTTP_METHODS, ROUTE_DECORATORS)
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
-from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
+from tf_memlint.facts.pipelines import CARDINALITY_CALLS, DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
 from tf_memlint.facts.sessions import (FEED_RUN_METHODS, KERAS_BACKEND, KERAS_EVALUATOR_METHODS, OP_NAMESPACE,
                                       SESSION_CLASSES, SESSION_FACTORIES, SESSION_NAME, SESSION_RUN_METHODS,
                                       FEED_KEYWORDS, MANAGED_SESSION, is_initializer, op_creating_name)
@@ -552,6 +553,7 @@ class _Index:
         self._tf_function_names: set[str] | None = None
         self._trainers: set[str] | None = None
         self._numpy_bound: set[str] | None = None
+        self._values: dict[str, list[ast.expr]] | None = None
         self._with_items: set[int] | None = None
         self._calls_by: tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]] | None = None
         self._callee_table: dict[str, list[ast.AST]] | None = None
@@ -922,7 +924,7 @@ class _Index:
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
                     return True
                 if sized and type(func) is ast.Attribute and any(
-                        callee == method and not _small_literal(_argument(node, keyword), int(bound))
+                        callee == method and self._may_reach(_argument(node, keyword), int(bound))
                         for method, keyword, bound in sized) and self.facts.imported(func.value) not in _RANDOM_MODULES:
                     return True
                 if texts and any(text in spelled for spelled in (ast_dotted_name(func) or "", qualified(func) or "")
@@ -1024,6 +1026,68 @@ class _Index:
         if module is None or not (module == "numpy" or module.startswith("numpy.")):
             return False
         return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
+
+    def _may_reach(self, value: ast.expr | None, bound: int, _depth: int = 0) -> bool:
+        """``value`` may be a size of at least ``bound`` as PipelineFacts.whole_dataset_size reads
+        one (with context.int_value): an integer literal that large; arithmetic; ``len(...)``, a
+        cardinality, a split's ``num_examples``; ``int(...)`` or ``.numpy()`` of one; a name one of
+        whose values in the module (``_values_of``) may be. Not a missing argument, a small
+        literal, ``self.buffer_size``, ``config["buffer"]``, a name bound to none of these."""
+        if value is None:
+            return False
+        if _depth > 8:
+            return True
+        kind = type(value)
+        if kind is ast.Constant:
+            return type(value.value) is int and value.value >= bound  # type: ignore[attr-defined]
+        if kind is ast.UnaryOp:
+            operand = value.operand  # type: ignore[attr-defined]
+            return type(value.op) is ast.USub and type(operand) is ast.Constant \
+                and type(operand.value) is int and -operand.value >= bound  # type: ignore[attr-defined]
+        if kind is ast.BinOp:
+            return True
+        if kind is ast.Attribute:
+            return value.attr == "num_examples"  # type: ignore[attr-defined]
+        if kind is ast.Name:
+            return any(self._may_reach(v, bound, _depth + 1) for v in self._values_of(value.id))  # type: ignore[attr-defined]
+        if kind is not ast.Call:
+            return False
+        func = value.func  # type: ignore[attr-defined]
+        given = [*value.args, *(k.value for k in value.keywords)]  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in ("len", "int"):
+            return bool(given) and (func.id == "len" or self._may_reach(
+                given[0].value if type(given[0]) is ast.Starred else given[0], bound, _depth + 1))
+        if type(func) is ast.Attribute and func.attr == "numpy":
+            return self._may_reach(func.value, bound, _depth + 1)
+        return (type(func) is ast.Attribute and func.attr == "cardinality") \
+            or self.facts.qualified(func) in CARDINALITY_CALLS
+
+    def _values_of(self, name: str) -> list[ast.expr]:
+        """Every value the module binds ``name`` to, whatever the scope (what value_of, int_value
+        and a parameter's default may give for it): an assignment's value (and, for a tuple or
+        list, its items), an augmented assignment's operand, a parameter's default."""
+        if self._values is None:
+            values: dict[str, list[ast.expr]] = {}
+            for node in self.assigns:
+                value = getattr(node, "value", None)
+                if value is None:
+                    continue
+                targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                found = [value, *(value.elts if type(value) in (ast.Tuple, ast.List) else ())]  # type: ignore[attr-defined]
+                for target in targets:
+                    for n in ast_nodes(target):
+                        if type(n) is ast.Name:
+                            values.setdefault(n.id, []).extend(found)  # type: ignore[attr-defined]
+            for function in self.defs + [n for n in self.facts.every_node if type(n) is ast.Lambda]:
+                arguments = function.args
+                positional = [*arguments.posonlyargs, *arguments.args]
+                pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+                         *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+                for parameter, default in pairs:
+                    if default is not None:
+                        values.setdefault(parameter.arg, []).append(default)
+            self._values = values
+        return self._values.get(name, [])
 
     def _may_be_counted(self, loop: ast.For | ast.AsyncFor | ast.While) -> bool:
         """COUNTED_LOOP: what TracingFacts.loop_kind may call a Python loop of known count, or a
@@ -1386,18 +1450,6 @@ def _argument(call: ast.Call, keyword: str) -> ast.expr | None:
     if any(type(arg) is ast.Starred for arg in call.args) or any(given.arg is None for given in call.keywords):
         return None
     return call.args[0] if call.args else None
-
-
-def _small_literal(value: ast.expr | None, bound: int) -> bool:
-    """No argument, or an integer literal (syntax.int_literal: ``4096``, ``-1``) below ``bound``."""
-    if value is None:
-        return True
-    if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
-        value = value.operand
-        sign = -1
-    else:
-        sign = 1
-    return type(value) is ast.Constant and type(value.value) is int and sign * value.value < bound
 
 
 def _creates_tf_function(call: ast.Call, qualified) -> bool:
