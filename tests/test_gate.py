@@ -398,6 +398,43 @@ STRUCTURE_CASES = [
                + _TF_LOOP.replace("    ", "        "), True),
     ("TFM101", "class T:\n    def __init__(self):\n        self.step = tf.function(self._step)\n"
                "    def _step(self, x):\n" + _TF_LOOP.replace("    ", "        "), True),
+    # ... whose count may be read off the code (COUNTED_LOOP): not over a tensor, a dataset, an
+    # attribute, or a name in a module that makes no NumPy array; not a while on another test
+    ("TFM101", "@tf.function\ndef f(self, x):\n    for layer in self.layers:\n        x = layer(x)\n    return x\n",
+     False),
+    ("TFM101", "@tf.function\ndef f(xs):\n    for x in xs:\n        y = x * 2\n    return y\n", False),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    for i in tf.range(n):\n        x = x * 2\n    return x\n", False),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    while tf.less(x, n):\n        x += 1\n    return x\n", False),
+    ("TFM101", "@tf.function\ndef f(x):\n    while x > 0:\n        x -= 1\n    return x\n", False),
+    # ... and every iterable trip_count counts, the range of a caller's bound, a counter's while
+    ("TFM101", "@tf.function\ndef f(x):\n    for k in [1, 2, 3]:\n        x = x * k\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x):\n    for k in (1, 2):\n        x = x * k\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    for i in range(n):\n        x = x * 2\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x):\n    for i, k in enumerate(reversed(list(range(500)))):\n"
+               "        x = x * k\n    return x\n", True),
+    ("TFM101", "from tqdm.auto import trange\n@tf.function\ndef f(x):\n    for i in trange(500):\n"
+               "        x = x * 2\n    return x\n", True),
+    ("TFM101", "import numpy as np\n@tf.function\ndef f(x):\n    for k in np.arange(500):\n"
+               "        x = x * k\n    return x\n", True),
+    ("TFM101", "from numpy import zeros\nks = zeros(500)\n@tf.function\ndef f(x):\n    for k in ks:\n"
+               "        x = x * k\n    return x\n", True),
+    ("TFM101", "@tf.function\ndef f(x, n):\n    i = 0\n    while i <= n:\n        i += 1\n    return x\n", True),
+    # TFM102: an `.append` in a loop of a traced function's own frame (not in a lambda or def
+    # nested in the loop, not after the loop)
+    ("TFM102", "@tf.function\ndef f(x, n):\n    for i in tf.range(n):\n        x += 1\n    out = []\n"
+               "    out.append(x)\n    return out\n", False),
+    ("TFM102", "@tf.function\ndef f(xs, out):\n    for x in xs:\n        g = lambda: out.append(x)\n    return g\n",
+     False),
+    ("TFM102", "@tf.function\ndef g(x):\n    return x\ndef f(x, n):\n    out = []\n    for i in range(n):\n"
+               "        out.append(x * i)\n    return out\n", False),
+    ("TFM102", "@tf.function\ndef f(x, n):\n    out = []\n    for i in tf.range(n):\n        out.append(x * i)\n"
+               "    return tf.stack(out)\n", True),
+    ("TFM102", "@tf.function\ndef f(x, n):\n    out = []\n    while n > 0:\n        out.append(x)\n"
+               "        n -= 1\n    return out\n", True),
+    ("TFM102", "@tf.function\ndef f(x):\n    def g(y):\n        out = []\n        for i in range(500):\n"
+               "            out.append(y * i)\n        return out\n    return g(x)\n", True),
+    ("TFM102", "@tf.function\ndef f(xs):\n    out = []\n    for x in xs:\n        [out.append(v) for v in x]\n"
+               "    return out\n", True),
     # TFM103: global/nonlocal, a mutating method, an item write, in a traced function.
     ("TFM103", "cache = {}\ncache['a'] = 1\ncache.update(b=2)\n@tf.function\ndef f(x):\n    return x + 1\n",
      False),
@@ -405,6 +442,28 @@ STRUCTURE_CASES = [
     ("TFM103", "seen = []\n@tf.function\ndef f(x):\n    seen.append(x)\n    return x\n", True),
     ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] = x\n    return x\n", True),
     ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    state['k'] += x\n    return x\n", True),
+    # ... of a name the function does not bind (OUTER_MUTATION): not its own list or dict, a
+    # parameter, a loop target, an attribute
+    ("TFM103", "@tf.function\ndef f(x):\n    out = []\n    out.append(x)\n    d = {}\n    d['k'] = x\n"
+               "    return out, d\n", False),
+    ("TFM103", "@tf.function\ndef f(x, acc):\n    acc.append(x)\n    acc[0] += x\n    return x\n", False),
+    ("TFM103", "@tf.function\ndef f(x, bufs):\n    for buf in bufs:\n        buf.append(x)\n    return x\n", False),
+    ("TFM103", "class L(tf.keras.layers.Layer):\n    def call(self, x):\n        self.seen.append(x)\n"
+               "        return x\n", False),
+    ("TFM103", "seen = []\nseen.append(1)\n@tf.function\ndef f(x, seen):\n    seen.append(x)\n    return x\n", False),
+    # ... and a closure's container, one of a traced def written in a lambda nested in it
+    ("TFM103", "def make():\n    seen = []\n    @tf.function\n    def f(x):\n        seen.append(x)\n"
+               "        return x\n    return f\n", True),
+    ("TFM103", "@tf.function\ndef f(x):\n    out = []\n    g = lambda v: out.append(v)\n    g(x)\n    return out\n",
+     True),
+    ("TFM103", "state = {}\n@tf.function\ndef f(x):\n    class C:\n        state['k'] = x\n    return x\n", True),
+    # TFM303: a cache where the module names something that reads or decodes files (READS_FILES)
+    ("TFM303", "ds = tf.data.Dataset.from_tensor_slices((x, y)).map(lambda a, b: (a / 255, b)).cache()\n", False),
+    ("TFM303", "ds = tf.data.Dataset.list_files(p).map(lambda f: tf.io.decode_jpeg(tf.io.read_file(f))).cache()\n",
+     True),
+    ("TFM303", "from tensorflow.io import decode_png\ndef load(f):\n    return decode_png(f)\n"
+               "ds = tf.data.Dataset.list_files(p).map(load).cache()\n", True),
+    ("TFM303", "ds = tf.keras.utils.image_dataset_from_directory('d').cache()\n", True),
     # TFM104: a call of a name bound to a tf.function, in a loop (hand-written literal calls: silent).
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = g(1, 2)\n", False),
     ("TFM104", "@tf.function\ndef f(x, k):\n    return x * k\ny = f(x, k)\n", False),
@@ -561,13 +620,29 @@ STRUCTURE_CASES = [
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(len(files))\n", True),
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f)).shuffle(10_000)\n", True),
     ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
-               "ds = ds.shuffle(1000, buffer_size=n)\n", True),
+               "n = len(files)\nds = ds.shuffle(1000, buffer_size=n)\n", True),
+    # ... nor a name bound only to such a literal, an attribute, an item (whole_dataset_size reads none)
+    ("TFM302", "BUFFER = 1000\nds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(BUFFER).shuffle(self.buffer_size).shuffle(FLAGS.buffer).shuffle(cfg['buffer'])\n"
+               "ds = ds.shuffle(unknown)\n", False),
+    # ... and every size it reads: a cardinality, num_examples, int(), .numpy(), arithmetic, a name's
+    # value, a parameter's default
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(ds.cardinality().numpy())\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(tf.data.experimental.cardinality(ds))\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(int(info.splits['train'].num_examples))\n", True),
+    ("TFM302", "ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "ds = ds.shuffle(batch * 100)\n", True),
+    ("TFM302", "def make(files, n=20_000):\n    ds = tf.data.Dataset.list_files(files).map(lambda f: tf.io.read_file(f))\n"
+               "    return ds.shuffle(n)\n", True),
     # Below a million elements, the elements must be file content: a name that reads or decodes
     # files, or a dataset of decoded images or of file records, somewhere in the module.
     ("TFM302", "ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(50_000)\n"
                "ds = ds.shuffle(60000).map(lambda a, b: (a / 255, b))\n", False),
     ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(1_000_000)\n", True),
-    ("TFM302", "ds = tf.data.Dataset.from_tensor_slices(x).shuffle(n)\n", True),
+    ("TFM302", "n, m = 2_000_000, 8\nds = tf.data.Dataset.from_tensor_slices(x).shuffle(n)\n", True),
     ("TFM302", "from tensorflow.image import decode_png as dec\n"
                "ds = tf.data.Dataset.list_files(f).map(lambda f: dec(load(f))).shuffle(60000)\n", True),
     ("TFM302", "ds = tf.data.TFRecordDataset(files).shuffle(60000)\n", True),

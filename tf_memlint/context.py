@@ -63,6 +63,8 @@ _BINDING_NODES = frozenset({cst.Assign, cst.WithItem, cst.For, cst.AugAssign})
 
 # ``trange(...)``: tqdm's range with a progress bar, called as range is.
 TQDM_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
+# Builtins that iterate as many times as their one argument (``enumerate(range(10))``).
+COUNT_KEEPING_CALLS = frozenset({"enumerate", "reversed", "list", "tuple"})
 
 
 class TFContext:
@@ -485,7 +487,7 @@ class TFContext:
             return self.range_length(iterable)
         if self.imported_name(iterable.func) in TQDM_RANGES:
             return self.range_length(iterable)  # range behind a progress bar, same arguments
-        if func in ("enumerate", "reversed", "list", "tuple") and len(iterable.args) == 1:
+        if func in COUNT_KEEPING_CALLS and len(iterable.args) == 1:
             return self.trip_count(iterable.args[0].value)
         if self.is_numpy_call(iterable):
             return self._numpy_length(iterable)

@@ -51,7 +51,8 @@ triggers match, or of a class of the module deriving from it: ``Net()`` for ``ke
 canonical name with a keyword given a literal ``True`` (``"tensorflow.GradientTape(persistent=True)"``,
 a call of that name with that argument), a method with a bound on an argument
 (``".shuffle(buffer_size>=10000)"``: a call of that method whose argument of that name, else its
-first positional one, is neither missing nor an integer literal below the bound), an effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
+first positional one, may be a size of at least the bound as ``PipelineFacts.whole_dataset_size``
+reads one: ``_may_reach``), an effect of the function summaries (``facts.functions.MODEL``, ``OPS``...: in the command, a call
 of a function of another module of the project with that effect, as its table names it,
 project.py; a rule that follows calls passes wherever its structure holds with those calls,
 whatever the module imports or names), ``ITEM_WRITE``
@@ -63,7 +64,9 @@ one, used in a function that does not bind it), ``OPS_IN_FETCH`` (a session run 
 read as ``sessions.fetches_of`` reads them, hold a call other than an initializer, an operator or
 a subscript: what ``SessionFacts.ops_in_fetch`` may report), ``GRAPH_OP`` (a call of a TF name
 that adds graph ops, ``sessions.op_creating_name``: ``SessionFacts.creates_graph_ops`` for a
-resolved name; a def of the module that adds them is found where its place follows calls); no nodes: the place exists at all.
+resolved name; a def of the module that adds them is found where its place follows calls),
+``COUNTED_LOOP`` (a ``for``/``while`` whose count ``TracingFacts.loop_kind`` may read off the
+code, or a ``for`` over ``range(...)``); no nodes: the place exists at all.
 
 The tests are, cheapest first: ``may_import_tf`` and ``may_have_trigger`` on the bytes, then
 ``could_fire`` on the stdlib ``ast`` tree (free under flake8, which hands it to the plugin):
@@ -77,6 +80,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from tf_memlint.context import COUNT_KEEPING_CALLS, TQDM_RANGES
 from tf_memlint.evidence import reruns_per_interaction
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.callers import ENTRY_POINTS
@@ -86,12 +90,12 @@ from tf_memlint.facts.events import (BATCH_HOOKS, ENVIRONMENT_BASE_SUFFIXES, ENV
                                      HTTP_METHODS, ROUTE_DECORATORS)
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
-from tf_memlint.facts.pipelines import DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
+from tf_memlint.facts.pipelines import CARDINALITY_CALLS, DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
 from tf_memlint.facts.sessions import (FEED_RUN_METHODS, KERAS_BACKEND, KERAS_EVALUATOR_METHODS, OP_NAMESPACE,
                                       SESSION_CLASSES, SESSION_FACTORIES, SESSION_NAME, SESSION_RUN_METHODS,
                                       FEED_KEYWORDS, LIST_FILLING_METHODS, MANAGED_SESSION, is_initializer, op_creating_name)
 from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHODS, KERAS_TRACED_METHODS, MAP_FN,
-                                     TF_FUNCTION, TRACING_CALLS)
+                                     MUTATING_METHODS, TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import all_rules
 from tf_memlint.syntax import ast_children, ast_dotted_name, ast_nodes
@@ -323,6 +327,16 @@ NUMPY_ARRAY = "a NumPy array factory call"
 NUMPY_NAME = "a name bound to a NumPy array"
 OPS_IN_FETCH = "a session run whose fetches may build an op"
 GRAPH_OP = "a call of a TF name that adds graph ops"
+# A ``for`` or ``while`` whose count TracingFacts.loop_kind may read off the code: a ``for`` over
+# what ``context.trip_count`` may count, or over a ``range(...)`` of any bound; a ``while`` on
+# ``counter < bound`` or ``<=``. Not ``for x in xs`` in a module that makes no NumPy array, not
+# ``for layer in self.layers``, not ``for i in tf.range(n)``: their count is never known.
+COUNTED_LOOP = "a loop whose count may be read off the code"
+# In a def or lambda (the frame TFM103 asks of), a mutating method called on a bare name
+# (``seen.append(x)``) or an item written on one (``state[k] = v``, ``state[k] += v``), the name
+# neither a parameter of that function nor assigned in it (``Scope.binds``): a container from
+# outside. TRACED only.
+OUTER_MUTATION = "a container from outside its function mutated"
 TF_FUNCTION_MADE = "a tf.function created in a def or a loop"
 # The module names a TF function that reads or decodes files (pipelines.DECODING_PREFIXES), a
 # dataset of decoded images (DECODED_SOURCES) or of file records (FILE_RECORD_SOURCES): without
@@ -344,7 +358,7 @@ MODEL_PACKAGES = frozenset({"tensorflow_hub", "keras_ocr"})
 # The nodes only a call or a def can pass: their places are searched among those alone.
 _CALL_OR_DEF_NODES = frozenset({TF_FUNCTION_MADE, SCALAR_TF_FUNCTION})
 _SPECIAL = frozenset({ITEM_WRITE, TF_FUNCTION_CALL, NUMPY_ARRAY, NUMPY_NAME, OPS_IN_FETCH, GRAPH_OP,
-                      READS_FILES, MAY_RUN_SESSION}) | _CALL_OR_DEF_NODES
+                      READS_FILES, MAY_RUN_SESSION, COUNTED_LOOP, OUTER_MUTATION}) | _CALL_OR_DEF_NODES
 # The effects of the function summaries (facts/functions.py), as nodes: a call of a function of
 # another module of the project that has that effect (the command's table, project.py).
 EFFECTS = EFFECT_KINDS
@@ -356,12 +370,14 @@ _DEF_LOOP_OR_COMPREHENSION = (*_DEFS, ast.For, ast.AsyncFor, ast.While, ast.List
                               ast.GeneratorExp)
 _READS_FILES_ONLY = frozenset({READS_FILES})
 _MAY_RUN_SESSION_ONLY = frozenset({MAY_RUN_SESSION})
+_OUTER_MUTATION_ONLY = frozenset({OUTER_MUTATION})
 _SESSION_WORDS = frozenset({name.rpartition(".")[2] for name in SESSION_CLASSES | SESSION_FACTORIES}
                            | KERAS_EVALUATOR_METHODS | {MANAGED_SESSION})
 _OWNERS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 _LOOPS_AND_COMPREHENSIONS = frozenset({ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp,
                                        ast.GeneratorExp})
-_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES, MAY_RUN_SESSION})  # the nodes a matcher passes that are not calls
+_NON_CALL_NODES = frozenset({*_KINDS, ITEM_WRITE, *_CALL_OR_DEF_NODES, READS_FILES, MAY_RUN_SESSION,
+                             COUNTED_LOOP, OUTER_MUTATION})  # the nodes a matcher passes that are not calls
 
 
 def _closure(nodes: list, admits: Callable[[Any, set[str]], bool]) -> set[str]:
@@ -537,6 +553,7 @@ class _Index:
         self._tf_function_names: set[str] | None = None
         self._trainers: set[str] | None = None
         self._numpy_bound: set[str] | None = None
+        self._values: dict[str, list[ast.expr]] | None = None
         self._with_items: set[int] | None = None
         self._calls_by: tuple[dict[str, list[ast.Call]], dict[str, list[ast.Call]]] | None = None
         self._callee_table: dict[str, list[ast.AST]] | None = None
@@ -574,6 +591,10 @@ class _Index:
                 if place != ANYWHERE:
                     raise ValueError(f"{MAY_RUN_SESSION!r} is a fact of the whole module: ANYWHERE only")
                 found = self._may_run_session()
+            elif inside.nodes == _OUTER_MUTATION_ONLY:
+                if place != TRACED:
+                    raise ValueError(f"{OUTER_MUTATION!r}: TRACED only")
+                found = self._mutates_outer(self._roots(TRACED))
             elif _calls_only(inside.nodes):
                 found = self._call_in_place(inside.nodes, place)
             elif inside.nodes <= _CALL_OR_DEF_NODES and place in (ANYWHERE, IN_DEF_OR_LOOP):
@@ -862,6 +883,7 @@ class _Index:
         numpy = NUMPY_ARRAY in nodes
         fetch_ops = OPS_IN_FETCH in nodes
         graph_op = GRAPH_OP in nodes
+        counted = COUNTED_LOOP in nodes
         made = TF_FUNCTION_MADE in nodes
         scalar_def = SCALAR_TF_FUNCTION in nodes
         bound = self.tf_function_names() if TF_FUNCTION_CALL in nodes else set()
@@ -903,7 +925,7 @@ class _Index:
                 if flagged and any(named(func, {name}) and _gives_true(node, keyword) for name, keyword in flagged):
                     return True
                 if sized and type(func) is ast.Attribute and any(
-                        callee == method and not _small_literal(_argument(node, keyword), int(bound))
+                        callee == method and self._may_reach(_argument(node, keyword), int(bound))
                         for method, keyword, bound in sized) and self.facts.imported(func.value) not in _RANDOM_MODULES:
                     return True
                 if texts and any(text in spelled for spelled in (ast_dotted_name(func) or "", qualified(func) or "")
@@ -913,6 +935,9 @@ class _Index:
                     return True
                 return (bool(names) and (named(func) or (type(func) is ast.Name and callee in derived))) \
                     or (numpy and self._numpy_array(func))
+            if counted and (kind is ast.For or kind is ast.AsyncFor or kind is ast.While) \
+                    and self._may_be_counted(node):  # type: ignore[arg-type]
+                return True
             if (made or scalar_def) and (kind is ast.FunctionDef or kind is ast.AsyncFunctionDef):
                 if made and self._decorated(node) and self._in_def_or_loop_def(node):  # type: ignore[arg-type]
                     return True
@@ -1003,6 +1028,98 @@ class _Index:
             return False
         return (last or module.rsplit(".", 1)[-1]) in NUMPY_ARRAY_FACTORIES
 
+    def _may_reach(self, value: ast.expr | None, bound: int, _depth: int = 0) -> bool:
+        """``value`` may be a size of at least ``bound`` as PipelineFacts.whole_dataset_size reads
+        one (with context.int_value): an integer literal that large; arithmetic; ``len(...)``, a
+        cardinality, a split's ``num_examples``; ``int(...)`` or ``.numpy()`` of one; a name one of
+        whose values in the module (``_values_of``) may be. Not a missing argument, a small
+        literal, ``self.buffer_size``, ``config["buffer"]``, a name bound to none of these."""
+        if value is None:
+            return False
+        if _depth > 8:
+            return True
+        kind = type(value)
+        if kind is ast.Constant:
+            return type(value.value) is int and value.value >= bound  # type: ignore[attr-defined]
+        if kind is ast.UnaryOp:
+            operand = value.operand  # type: ignore[attr-defined]
+            return type(value.op) is ast.USub and type(operand) is ast.Constant \
+                and type(operand.value) is int and -operand.value >= bound  # type: ignore[attr-defined]
+        if kind is ast.BinOp:
+            return True
+        if kind is ast.Attribute:
+            return value.attr == "num_examples"  # type: ignore[attr-defined]
+        if kind is ast.Name:
+            return any(self._may_reach(v, bound, _depth + 1) for v in self._values_of(value.id))  # type: ignore[attr-defined]
+        if kind is not ast.Call:
+            return False
+        func = value.func  # type: ignore[attr-defined]
+        given = [*value.args, *(k.value for k in value.keywords)]  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in ("len", "int"):
+            return bool(given) and (func.id == "len" or self._may_reach(
+                given[0].value if type(given[0]) is ast.Starred else given[0], bound, _depth + 1))
+        if type(func) is ast.Attribute and func.attr == "numpy":
+            return self._may_reach(func.value, bound, _depth + 1)
+        return (type(func) is ast.Attribute and func.attr == "cardinality") \
+            or self.facts.qualified(func) in CARDINALITY_CALLS
+
+    def _values_of(self, name: str) -> list[ast.expr]:
+        """Every value the module binds ``name`` to, whatever the scope (what value_of, int_value
+        and a parameter's default may give for it): an assignment's value (and, for a tuple or
+        list, its items), an augmented assignment's operand, a parameter's default."""
+        if self._values is None:
+            values: dict[str, list[ast.expr]] = {}
+            for node in self.assigns:
+                value = getattr(node, "value", None)
+                if value is None:
+                    continue
+                targets = node.targets if type(node) is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                found = [value, *(value.elts if type(value) in (ast.Tuple, ast.List) else ())]  # type: ignore[attr-defined]
+                for target in targets:
+                    for n in ast_nodes(target):
+                        if type(n) is ast.Name:
+                            values.setdefault(n.id, []).extend(found)  # type: ignore[attr-defined]
+            for function in self.defs + [n for n in self.facts.every_node if type(n) is ast.Lambda]:
+                arguments = function.args
+                positional = [*arguments.posonlyargs, *arguments.args]
+                pairs = [*zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults),
+                         *zip(arguments.kwonlyargs, arguments.kw_defaults)]
+                for parameter, default in pairs:
+                    if default is not None:
+                        values.setdefault(parameter.arg, []).append(default)
+            self._values = values
+        return self._values.get(name, [])
+
+    def _may_be_counted(self, loop: ast.For | ast.AsyncFor | ast.While) -> bool:
+        """COUNTED_LOOP: what TracingFacts.loop_kind may call a Python loop of known count, or a
+        ``for`` over ``range(...)`` (the rules' unknown bound from a caller): a ``while`` whose test
+        is one ``<`` or ``<=`` with a name on the left (``is_python_int_counter`` takes names
+        only); a ``for`` whose iterable ``_countable`` accepts."""
+        if type(loop) is ast.While:
+            test = loop.test
+            return type(test) is ast.Compare and len(test.ops) == 1 and type(test.ops[0]) in (ast.Lt, ast.LtE) \
+                and type(test.left) is ast.Name
+        return self._countable(loop.iter)
+
+    def _countable(self, iterable: ast.expr) -> bool:
+        """What ``context.trip_count`` (STATIC) may count: a list or tuple display; a name, whose
+        value it counts only when that is a NumPy array call of the module; ``range(...)``,
+        tqdm's ``trange(...)``, a NumPy array call; ``enumerate``, ``reversed``, ``list`` or
+        ``tuple`` of one of these."""
+        kind = type(iterable)
+        if kind is ast.List or kind is ast.Tuple:
+            return True
+        if kind is ast.Name:
+            return self.holds(Inside(ANYWHERE, frozenset({NUMPY_ARRAY})))
+        if kind is not ast.Call:
+            return False
+        func = iterable.func  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in COUNT_KEEPING_CALLS:
+            return any(self._countable(a.value if type(a) is ast.Starred else a)
+                       for a in [*iterable.args, *(k.value for k in iterable.keywords)])  # type: ignore[attr-defined]
+        return (type(func) is ast.Name and func.id == "range") or self.facts.imported(func) in TQDM_RANGES \
+            or self._numpy_array(func)
+
     def _builds_in_fetch(self, call: ast.Call) -> bool:
         """A session run (``sess.run``, ``t.eval()``...) with, anywhere in its fetches, a call
         other than an initializer, an operator or a subscript: what SessionFacts.ops_in_fetch may
@@ -1052,6 +1169,37 @@ class _Index:
             bound.difference_update(name for n in used if type(n) is ast.Global for name in n.names)  # type: ignore[attr-defined]
             outer = names - bound
             if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used if type(n) in _IDENTIFIER_KINDS):
+                return True
+        return False
+
+    def _mutates_outer(self, roots: list) -> bool:
+        """OUTER_MUTATION in a function under ``roots`` (nested ones too). A frame's own nodes,
+        as the walk sees them with that frame current: its decorators and defaults, the bodies of
+        classes in it, not nested defs and lambdas. Bound (a subset of what ``scopes.collect``
+        binds there): its parameters, and every name stored in it outside a nested class."""
+        seen: set[int] = set()
+        for function in (n for root in roots for n in ast_nodes(root) if isinstance(n, _FUNCTIONS)):
+            if id(function) in seen:
+                continue
+            seen.add(id(function))
+            mutated: set[str] = set()
+            for node in _own_nodes(function):
+                kind = type(node)
+                if kind is ast.Call:
+                    func = node.func  # type: ignore[attr-defined]
+                    if type(func) is ast.Attribute and func.attr in MUTATING_METHODS and type(func.value) is ast.Name:
+                        mutated.add(func.value.id)
+                elif kind is ast.Assign or kind is ast.AugAssign:
+                    targets = node.targets if kind is ast.Assign else [node.target]  # type: ignore[attr-defined]
+                    mutated.update(t.value.id for t in targets if type(t) is ast.Subscript and type(t.value) is ast.Name)
+            if not mutated:
+                continue
+            arguments = function.args
+            bound = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                                     arguments.vararg, arguments.kwarg] if a is not None}
+            bound.update(n.id for n in _own_nodes(function, ast.ClassDef)
+                         if type(n) is ast.Name and type(n.ctx) is ast.Store)  # type: ignore[attr-defined]
+            if not mutated <= bound:
                 return True
         return False
 
@@ -1318,18 +1466,6 @@ def _argument(call: ast.Call, keyword: str) -> ast.expr | None:
     if any(type(arg) is ast.Starred for arg in call.args) or any(given.arg is None for given in call.keywords):
         return None
     return call.args[0] if call.args else None
-
-
-def _small_literal(value: ast.expr | None, bound: int) -> bool:
-    """No argument, or an integer literal (syntax.int_literal: ``4096``, ``-1``) below ``bound``."""
-    if value is None:
-        return True
-    if type(value) is ast.UnaryOp and type(value.op) is ast.USub:
-        value = value.operand
-        sign = -1
-    else:
-        sign = 1
-    return type(value) is ast.Constant and type(value.value) is int and sign * value.value < bound
 
 
 def _creates_tf_function(call: ast.Call, qualified) -> bool:

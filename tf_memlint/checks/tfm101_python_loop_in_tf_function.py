@@ -7,7 +7,7 @@ import libcst as cst
 
 from tf_memlint.evidence import COUNT, SMALL, UNKNOWN, Repetition
 from tf_memlint.facts.tracing import TRACED_SCOPE, UNROLL_OPTION
-from tf_memlint.gate import TRACED, Inside
+from tf_memlint.gate import COUNTED_LOOP, TRACED, Inside
 from tf_memlint.syntax import code_of, dotted_name
 from tf_memlint.rule import Rule, register
 
@@ -43,7 +43,9 @@ class PythonLoopInTfFunction(Rule):
     name = "python-loop-in-tf-function"
     summary = "Python loop with a large static bound in a traced function is unrolled into the graph"
     triggers = TRACED_SCOPE
-    structure = Inside(TRACED, {"For", "While"})  # a loop of a traced function
+    # a loop of a traced function whose count may be known: every path reads loop_kind's count,
+    # or a `range(...)` bound from the caller
+    structure = Inside(TRACED, {COUNTED_LOOP})
     options = UNROLL_OPTION
 
     def __init__(self, context, settings) -> None:

@@ -7,7 +7,7 @@ import libcst as cst
 
 from tf_memlint.evidence import ONCE, Repetition
 from tf_memlint.facts.tracing import TRACED_SCOPE, UNROLL_OPTION
-from tf_memlint.gate import TRACED, Inside
+from tf_memlint.gate import LOOP, TRACED, Inside
 from tf_memlint.syntax import Kind, makes_list
 from tf_memlint.rule import Rule, register
 
@@ -40,7 +40,9 @@ class TensorListAppendInTracedLoop(Rule):
     name = "tensor-list-append-in-traced-loop"
     summary = "tensors appended to a Python list in a loop of a traced function"
     triggers = TRACED_SCOPE
-    structure = Inside(TRACED, {"For", "While"})  # a loop of a traced function
+    # an `.append(...)` in a loop of a traced function: of the same frame (frame.loops), so a loop
+    # around a nested def or lambda does not count
+    structure = Inside((TRACED, LOOP), {".append"})
     options = UNROLL_OPTION
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -7,17 +7,11 @@ import re
 import libcst as cst
 
 from tf_memlint.evidence import ONCE, Repetition
-from tf_memlint.facts.tracing import TRACED_SCOPE
-from tf_memlint.gate import ITEM_WRITE, TRACED, Inside
+from tf_memlint.facts.tracing import MUTATING_METHODS, TRACED_SCOPE
+from tf_memlint.gate import OUTER_MUTATION, TRACED, Inside
 from tf_memlint.syntax import Kind, code_of
 from tf_memlint.rule import Rule, register
 from tf_memlint.walk import walk
-
-
-_MUTATING_METHODS = frozenset({
-    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
-    "discard", "appendleft", "popleft", "extendleft", "sort", "reverse", "popitem",
-})
 
 
 def _is_none_test(test: cst.BaseExpression, name: str) -> bool:
@@ -110,8 +104,9 @@ class PythonStateInTracedFunction(Rule):
     name = "python-state-in-traced-function"
     summary = "global/nonlocal writes or outer Python containers mutated inside a traced function"
     triggers = TRACED_SCOPE
-    # global/nonlocal, a mutating method, an item write, in a traced function
-    structure = Inside(TRACED, {"Global", "Nonlocal", ITEM_WRITE} | {"." + m for m in _MUTATING_METHODS})
+    # global/nonlocal in a traced function, or a mutation there of a name its function does not
+    # bind (_mutation: a local container is the trace's own)
+    structure = Inside(TRACED, {"Global", "Nonlocal"}) | Inside(TRACED, {OUTER_MUTATION})
 
     def __init__(self, context, settings) -> None:
         super().__init__(context, settings)
@@ -189,7 +184,7 @@ class PythonStateInTracedFunction(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _MUTATING_METHODS:
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATING_METHODS:
             self._mutation(node, func.value, f".{func.attr.value}()")
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:

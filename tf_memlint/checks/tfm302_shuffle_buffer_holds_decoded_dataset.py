@@ -45,8 +45,9 @@ class ShuffleBufferHoldsDecodedDataset(Rule):
     name = "shuffle-buffer-holds-decoded-dataset"
     summary = "Dataset.shuffle() buffer sized like the whole dataset on decoded elements"
     triggers = SHUFFLE_TRIGGERS
-    # a buffer that may be "the whole dataset" (whole_dataset_size): not a literal below the threshold
-    # and, below a million elements, decoded file content or file records (READS_FILES)
+    # a buffer that may be "the whole dataset" (whole_dataset_size: a large literal, len(...), a
+    # cardinality, num_examples, a name bound to one) and, below a million elements, decoded file
+    # content or file records (READS_FILES)
     structure = Inside(ANYWHERE, {f".shuffle(buffer_size>={MILLION_ELEMENTS})"}) | (
         Inside(ANYWHERE, {f".shuffle(buffer_size>={WHOLE_DATASET_LITERAL})"}) & Inside(ANYWHERE, {READS_FILES}))
 

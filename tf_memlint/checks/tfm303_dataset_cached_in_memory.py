@@ -6,6 +6,7 @@ import libcst as cst
 
 from tf_memlint.evidence import ONCE, Repetition
 from tf_memlint.facts.pipelines import CACHE_TRIGGERS, DECODED_SOURCES, READING_PREFIXES, PipelineFacts
+from tf_memlint.gate import ANYWHERE, READS_FILES, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import argument, code_of
 
@@ -48,6 +49,9 @@ class DatasetCachedInMemory(Rule):
     name = "dataset-cached-in-memory"
     summary = "Dataset.cache() without a filename on decoded file content keeps the whole dataset in RAM"
     triggers = CACHE_TRIGGERS
+    # the cached elements are decoded only after a source of DECODED_SOURCES or a map whose
+    # function calls a READING_PREFIXES name (PipelineFacts.decodes): names the module must spell
+    structure = Inside(ANYWHERE, {READS_FILES})
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func

@@ -75,6 +75,12 @@ TRACED_SCOPE: frozenset[str] = frozenset(
 )
 # Keras methods that Keras traces (compiles into a graph) when the model is fit or built.
 KERAS_TRACED_METHODS = frozenset({"call", "train_step", "test_step", "predict_step"})
+# Methods that change a Python container in place: on a container from outside a traced function,
+# they run once per trace (TFM103).
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
+    "discard", "appendleft", "popleft", "extendleft", "sort", "reverse", "popitem",
+})
 
 # Shapes that change from call to call (TFM107). Calls that make a tensor or array of a given
 # shape: (position, keyword) of the shape argument.
