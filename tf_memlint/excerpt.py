@@ -36,8 +36,9 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def excerpt(text: str, tree: ast.Module, codes: Iterable[str], min_bytes: int = MIN_BYTES) -> str | None:
-    """The module with the top-level definitions no enabled rule can need blanked out (each of
-    their lines left empty); None when the module is small or nothing can be cut."""
+    """The module with the top-level definitions no enabled rule can need replaced, each run of
+    them by one string literal as tall as the run; None when the module is small or nothing can
+    be cut."""
     if len(text) < min_bytes or not isinstance(tree, ast.Module):
         return None
     codes = list(codes)

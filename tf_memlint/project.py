@@ -61,9 +61,9 @@ _NOT_PROJECT = frozenset({"tensorflow", "keras", "tf_keras", "tensorflow_dataset
 # A module can only have an effect if its text has one of these (model builders and loaders,
 # predict, sessions and their runs, TF1 graph markers: ops count only in graph mode). A module that
 # runs a session builds into a TF1 graph, as FunctionFacts.graph_mode says in the file.
-_GRAPH_WORDS = re.compile(rb"Session\(|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(|sess(ion)?\.run\(").search
-_EFFECT_WORDS = re.compile(rb"load_model|Sequential|Model\(|applications|model_from_|\.predict\(|Session\(|sess(ion)?\.run\("
-                           rb"|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(").search
+_GRAPH_PATTERN = rb"Session\(|disable_eager_execution\(|disable_v2_behavior\(|placeholder\(|sess(ion)?\.run\("
+_GRAPH_WORDS = re.compile(_GRAPH_PATTERN).search
+_EFFECT_WORDS = re.compile(rb"load_model|Sequential|Model\(|applications|model_from_|\.predict\(|" + _GRAPH_PATTERN).search
 
 
 def module_name(path: Path) -> tuple[str, str]:

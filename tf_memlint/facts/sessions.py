@@ -303,8 +303,10 @@ class SessionFacts:
             return []
         found: list[tuple[cst.CSTNode, str]] = []
         for fetch in fetches_of(run):
-            names = [fetch] if isinstance(fetch, cst.Name) else [
-                e.value for e in fetch.elements if isinstance(e.value, cst.Name)] if isinstance(fetch, (cst.List, cst.Tuple)) else []
+            if isinstance(fetch, (cst.List, cst.Tuple)):  # sess.run([restores, loss])
+                names = [e.value for e in fetch.elements if isinstance(e.value, cst.Name)]
+            else:
+                names = [fetch] if isinstance(fetch, cst.Name) else []
             for name in names:
                 values = scope.all_values(name.value) if name.value not in scope.declared_global else None
                 if not values or not all(makes_list(value) for value in values):
