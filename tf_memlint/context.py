@@ -37,7 +37,8 @@ from tf_memlint.facts.splits import SplitFacts
 from tf_memlint.facts.tracing import TracingFacts
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT, STATIC, Binding, Frame, Resolution, Scope, collect  # noqa: F401
-from tf_memlint.syntax import Kind, dotted_name, int_literal, is_self_attribute, subclasses, target_names
+from tf_memlint.syntax import (COUNT_KEEPING_CALLS, TQDM_RANGES, Kind, dotted_name, int_literal,
+                               is_self_attribute, subclasses, target_names)
 from tf_memlint.walk import children
 
 _Facts = TypeVar("_Facts")
@@ -59,12 +60,6 @@ _CONTAINER_CALLS = frozenset({"list", "dict", "set", "collections.defaultdict", 
                               "collections.OrderedDict", "OrderedDict", "collections.deque", "deque"})
 _OWN_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)  # their bodies run at another time
 _BINDING_NODES = frozenset({cst.Assign, cst.WithItem, cst.For, cst.AugAssign})
-
-
-# ``trange(...)``: tqdm's range with a progress bar, called as range is.
-TQDM_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
-# Builtins that iterate as many times as their one argument (``enumerate(range(10))``).
-COUNT_KEEPING_CALLS = frozenset({"enumerate", "reversed", "list", "tuple"})
 
 
 class TFContext:

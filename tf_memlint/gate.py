@@ -80,7 +80,6 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from tf_memlint.context import COUNT_KEEPING_CALLS, TQDM_RANGES
 from tf_memlint.evidence import reruns_per_interaction
 from tf_memlint.facts.arrays import NUMPY_ARRAY_FACTORIES
 from tf_memlint.facts.callers import ENTRY_POINTS
@@ -98,7 +97,7 @@ from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHO
                                      MUTATING_METHODS, TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import all_rules
-from tf_memlint.syntax import ast_children, ast_dotted_name, ast_nodes
+from tf_memlint.syntax import COUNT_KEEPING_CALLS, TQDM_RANGES, ast_children, ast_dotted_name, ast_nodes
 
 if TYPE_CHECKING:
     from tf_memlint.rule import Rule

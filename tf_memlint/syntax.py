@@ -14,6 +14,11 @@ import libcst as cst
 
 from tf_memlint.walk import recorded_contains, walk
 
+# ``trange(...)``: tqdm's range with a progress bar, called as range is.
+TQDM_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
+# Builtins that iterate as many times as their one argument (``enumerate(range(10))``).
+COUNT_KEEPING_CALLS = frozenset({"enumerate", "reversed", "list", "tuple"})
+
 _EMPTY_MODULE = cst.Module(body=[])
 # Methods that put their argument into the container they are called on (list, set, deque, dict).
 STORING_METHODS = frozenset({"append", "extend", "insert", "add", "appendleft", "setdefault"})
