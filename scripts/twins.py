@@ -4,12 +4,17 @@ stdlib tree for speed; the rules read LibCST. Both resolve names through the sam
 aliases and canonical names, and the project tables ask the same definitions as the function
 summaries (facts/functions.py: effect kinds, ``UNDONE_BY``, ``is_cache_decorator``).
 
-    python scripts/twins.py fixtures/ /work/corpus/dev          # "names differ: 0" expected
+    python scripts/twins.py fixtures/ /work/corpus/dev    # "names differ: 0", "the gate misses 0" expected
 
 Prints, for the files given:
 
 * names: every call of every module (ASCII sources, matched by their span), the canonical name
   ``TFContext.call_name`` gives it against ``ModuleFacts.qualified`` (the gate's and project.py's);
+* counted loops: every ``for``/``while`` that ``TracingFacts.loop_kind`` counts (a Python loop of
+  known count) must be one the gate's ``_may_be_counted`` passes (COUNTED_LOOP);
+* whole-dataset buffers: every ``.shuffle(size)`` whose size ``PipelineFacts.whole_dataset_size``
+  reads as the whole dataset, or whose literal reaches a million, must be one the gate's
+  ``_may_reach`` passes at that bound (TFM302's ``.shuffle(buffer_size>=N)``);
 * effects (informational): for the top-level functions and methods, the effects project.py
   computes for the module alone against the LibCST summaries. These differ by design where the
   twin is coarser (summaries follow local helpers, parameters and graph mode more closely);
@@ -52,6 +57,82 @@ def call_names(raw: bytes) -> list[tuple[int, str | None, str | None]] | None:
             twin = spans.get((position.start.line, position.start.column, position.end.line, position.end.column))
             if twin is not None:
                 found.append((position.start.line, context.call_name(node), facts.qualified(twin.func)))
+    return found
+
+
+def _both_trees(raw: bytes):
+    """(stdlib tree, its gate index, LibCST module, its context, LibCST node -> span), or None."""
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from tf_memlint.context import TFContext
+    from tf_memlint.gate import ModuleFacts
+
+    if not raw.isascii():
+        return None
+    try:
+        tree = ast.parse(raw)
+        module = cst.parse_module(raw)
+    except (SyntaxError, ValueError, RecursionError, cst.ParserSyntaxError):
+        return None
+    facts = ModuleFacts(tree)
+    if facts._index is None:  # built by the walk a gate question runs first
+        facts._walk()
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    spans = {node: (p.start.line, p.start.column, p.end.line, p.end.column) for node, p in positions.items()}
+    return tree, facts._index, module, TFContext(module), spans
+
+
+def _span(node: ast.AST) -> tuple:
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+
+
+def counted_loops(raw: bytes) -> list[tuple[int, str, bool]] | None:
+    """(line, what loop_kind says, whether the gate may count it) for every loop of the module."""
+    import libcst as cst
+
+    both = _both_trees(raw)
+    if both is None:
+        return None
+    tree, index, _, context, spans = both
+    twins = {_span(n): n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))}
+    found = []
+    for node, span in spans.items():
+        twin = twins.get(span) if isinstance(node, (cst.For, cst.While)) else None
+        if twin is not None:
+            found.append((span[0], context.tracing.loop_kind(node)[0], index._may_be_counted(twin)))
+    return found
+
+
+def shuffle_buffers(raw: bytes) -> list[tuple[int, bool, bool]] | None:
+    """(line, whether TFM302's facts size the buffer (the whole dataset, or a million elements),
+    whether the gate may) for every ``.shuffle(...)`` call with an argument."""
+    import libcst as cst
+
+    from tf_memlint.facts.pipelines import MILLION_ELEMENTS, WHOLE_DATASET_LITERAL, PipelineFacts
+
+    both = _both_trees(raw)
+    if both is None:
+        return None
+    tree, index, _, context, spans = both
+    twins = {_span(n): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    pipelines = context.facts_of(PipelineFacts)
+    found = []
+    for node, span in spans.items():
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value == "shuffle" and node.args):
+            continue
+        twin = twins.get(span)
+        given = twin and [*twin.args, *(k.value for k in twin.keywords)]
+        if not given:
+            continue
+        size = node.args[0].value
+        literal = context.int_value(size)
+        sized = pipelines.whole_dataset_size(size) is not None
+        may = index._may_reach(given[0], WHOLE_DATASET_LITERAL)
+        if literal is not None and literal >= MILLION_ELEMENTS:
+            sized, may = True, index._may_reach(given[0], MILLION_ELEMENTS)
+        found.append((span[0], sized, may))
     return found
 
 
@@ -98,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
 
     names = Counter()
     kinds: Counter = Counter()
+    gate: Counter = Counter()
     for path, error in discover(args.paths, exclude=[]):
         if error is not None or not path.endswith(".py"):
             continue
@@ -108,6 +190,18 @@ def main(argv: list[str] | None = None) -> int:
             names["agree" if mine == theirs else "differ"] += 1
             if mine != theirs:
                 print(f"{path}:{line}: name {mine} (LibCST) vs {theirs} (stdlib)")
+        for line, kind, may in counted_loops(raw) or ():
+            if kind == "python":
+                gate["counted"] += 1
+                if not may:
+                    gate["loops missed"] += 1
+                    print(f"{path}:{line}: a loop loop_kind counts that the gate does not")
+        for line, sized, may in shuffle_buffers(raw) or ():
+            if sized:
+                gate["sized"] += 1
+                if not may:
+                    gate["buffers missed"] += 1
+                    print(f"{path}:{line}: a buffer TFM302 sizes that the gate does not")
         for function, (mine, theirs) in (effects(path, raw) or {}).items():
             kinds["agree" if mine == theirs else "differ"] += 1
             if mine != theirs:
@@ -115,10 +209,12 @@ def main(argv: list[str] | None = None) -> int:
                 if args.effects:
                     print(f"{path}:{function}: effects {sorted(mine)} (LibCST) vs {sorted(theirs)} (project.py)")
     print(f"names: {names['agree']} calls agree, names differ: {names['differ']}")
+    print(f"counted loops: {gate['counted']}, the gate misses {gate['loops missed']}; "
+          f"sized buffers: {gate['sized']}, the gate misses {gate['buffers missed']}")
     print(f"effects: {kinds.pop('agree', 0)} functions agree, {kinds.pop('differ', 0)} differ")
     for (only_libcst, only_project), count in kinds.most_common():
         print(f"  {count:5d}  only LibCST {list(only_libcst)}, only project.py {list(only_project)}")
-    return 1 if names["differ"] else 0
+    return 1 if names["differ"] or gate["loops missed"] or gate["buffers missed"] else 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The stdlib-ast twins (the gate, the project tables) agree with the LibCST facts: the same
 canonical name for every call, and the project tables' effects computed from the summaries' own
-definitions (effect kinds, ``UNDONE_BY``, ``is_cache_decorator``). The full comparison on any
-corpus is ``python scripts/twins.py PATH...``."""
+definitions (effect kinds, ``UNDONE_BY``, ``is_cache_decorator``); and the gate's may-predicates
+over-approximate the facts they stand for (a loop of known count, a buffer sized like the whole
+dataset). The full comparison on any corpus is ``python scripts/twins.py PATH...``."""
 
 from __future__ import annotations
 
@@ -111,3 +112,42 @@ def test_of_two_imports_of_one_name_the_later_wins_in_both_trees():
               b"@register_keras_serializable()\nclass Block(tf.keras.layers.Layer):\n    pass\n")
     names = twins.call_names(source)
     assert [(mine, theirs) for _, mine, theirs in names] == [("keras.saving.register_keras_serializable",) * 2]
+
+
+def test_every_loop_the_tracing_facts_count_the_gate_may_count():
+    twins = _twins()
+    counted, missed, passed_uncounted = 0, [], 0
+    for path in sorted((ROOT / "fixtures").rglob("*.py")):
+        for line, kind, may in twins.counted_loops(path.read_bytes()) or ():
+            if kind == "python":
+                counted += 1
+                if not may:
+                    missed.append(f"{path.relative_to(ROOT)}:{line}")
+            passed_uncounted += kind != "python" and not may
+    # The gate's answer varies (it is not True everywhere), and every counted loop passes it.
+    assert counted > 100 and passed_uncounted > 100 and not missed, missed
+
+
+def test_every_buffer_tfm302_sizes_the_gate_may_size():
+    twins = _twins()
+    sized, missed, unsized_skipped = 0, [], 0
+    for path in sorted((ROOT / "fixtures").rglob("*.py")):
+        for line, whole, may in twins.shuffle_buffers(path.read_bytes()) or ():
+            if whole:
+                sized += 1
+                if not may:
+                    missed.append(f"{path.relative_to(ROOT)}:{line}")
+            unsized_skipped += not whole and not may
+    assert sized >= 15 and unsized_skipped >= 5 and not missed, missed
+
+
+def test_the_twin_comparison_reports_a_gate_that_misses(monkeypatch):
+    """The comparison can fail: with the gate's loop predicate narrowed to ``range`` only, a
+    counted loop over a literal list is reported missed."""
+    twins = _twins()
+    from tf_memlint import gate
+
+    source = b"import tensorflow as tf\n\n@tf.function\ndef f(x):\n    for k in [1, 2, 3]:\n        x = x + k\n    return x\n"
+    assert [(kind, may) for _, kind, may in twins.counted_loops(source)] == [("python", True)]
+    monkeypatch.setattr(gate._Index, "_countable", lambda self, iterable: False)
+    assert [(kind, may) for _, kind, may in twins.counted_loops(source)] == [("python", False)]
