@@ -9,7 +9,7 @@ import dataclasses
 import libcst as cst
 
 from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, UNKNOWN, Repetition, evidence_at
-from tf_memlint.facts.callers import ENTRY_POINTS, CallerFacts
+from tf_memlint.facts.callers import ENTRY_POINTS, CallerFacts, takes_input
 from tf_memlint.facts.repetition import first_time
 from tf_memlint.gate import InCalledDef
 from tf_memlint.rule import Rule, register
@@ -100,7 +100,8 @@ class DatasetBuiltPerCall(Rule):
                 repetition = through
             else:
                 repetition = self._callers.repetition_of_def(definition, keras.is_model_build) or through
-            if repetition is None and _from_generator(self.context, call) and _entry_point_name(definition.name.value):
+            if repetition is None and _from_generator(self.context, call) and _entry_point_name(definition.name.value) \
+                    and takes_input(definition):
                 # A library's predict(items) wrapping what it is given in from_generator: each call
                 # registers another generator with the runtime, whoever calls it (rasa#5529, alfabet#14).
                 repetition = Repetition(UNKNOWN, basis=f"{definition.name.value}() is called once per input by "

@@ -150,10 +150,20 @@ class CallerFacts:
             basis = f"{head}; {name}() called at {where}"
             found.append(Repetition(repetition.kind, repetition.count, basis, repetition.known))
         if cls is not None and (name == "__call__" or name.lstrip("_") in ENTRY_POINTS) and is_model_value is not None:
+            # ``predict`` of any class names inference; ``__call__`` alone is every callable's
+            # protocol (a data loader's ``__call__`` builds its one dataset per split).
             holder = self.holds_model(cls, is_model_value)
-            kind = "a class holding a model" if holder else "a class"
-            found.append(Repetition(PER_REQUEST, basis=f"{name}() of {kind}, called once per input", known=holder))
+            if holder or name != "__call__":
+                kind = "a class holding a model" if holder else "a class"
+                found.append(Repetition(PER_REQUEST, basis=f"{name}() of {kind}, called once per input", known=holder))
         return _most_telling(found)
+
+
+def takes_input(definition: cst.FunctionDef) -> bool:
+    """A parameter besides ``self``/``cls``: something to be called once per."""
+    params = definition.params
+    named = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+    return bool([n for n in named if n not in ("self", "cls")]) or isinstance(params.star_arg, cst.Param)
 
 
 def _most_telling(found: list[Repetition]) -> Repetition | None:
