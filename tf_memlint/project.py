@@ -46,7 +46,7 @@ from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SES
                                       op_creating_name)
 from tf_memlint.gate import ModuleFacts
 from tf_memlint.names import MENTIONS_TF
-from tf_memlint.syntax import ast_dotted_name, ast_nodes
+from tf_memlint.syntax import ast_children, ast_dotted_name, ast_nodes
 
 PROJECT_SETTING = "project"
 GRAPH_MODE = "__graph_mode__"
@@ -120,11 +120,21 @@ def _is_model_build(module: _Module, call: ast.Call) -> bool:
 _NODES: dict[int, list[ast.AST]] = {}
 
 
+_OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
 def _nodes(function: ast.AST) -> list[ast.AST]:
-    """Every node of a function, walked once per build."""
+    """Every node of a function's body, walked once per build; not those of the defs, lambdas and
+    classes nested in it, whose bodies run at another time (as ``TFContext.nodes_in``)."""
     found = _NODES.get(id(function))
     if found is None:
-        found = _NODES[id(function)] = ast_nodes(function)
+        found = []
+        stack = [node for node in reversed(getattr(function, "body", [])) if not isinstance(node, _OWN_SCOPES)]
+        while stack:
+            node = stack.pop()
+            found.append(node)
+            stack.extend(child for child in reversed(list(ast_children(node))) if not isinstance(child, _OWN_SCOPES))
+        _NODES[id(function)] = found
     return found
 
 
@@ -147,7 +157,31 @@ def _guarded(function: ast.AST) -> set[int]:
                     for op, c in zip(node.test.ops, node.test.comparators)))):
             for statement in node.body:
                 found.update(id(n) for n in ast_nodes(statement))
+    # `if model is not None: return model` first: what follows runs to fill the cache.
+    statements = getattr(function, "body", [])
+    first = next((i for i, statement in enumerate(statements) if _returns_when_filled(statement)), None)
+    for statement in statements[first + 1:] if first is not None else ():
+        found.update(id(n) for n in ast_nodes(statement))
     return found
+
+
+def _is_filled_test(test: ast.expr) -> bool:
+    """The twin of FunctionFacts' ``_is_filled_test``: true once a cache is filled."""
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True
+    if isinstance(test, ast.Call):
+        return ast_dotted_name(test.func) == "hasattr"
+    if isinstance(test, ast.Compare):
+        return all(isinstance(op, ast.In) or (isinstance(op, ast.IsNot) and isinstance(c, ast.Constant) and c.value is None)
+                   for op, c in zip(test.ops, test.comparators))
+    if isinstance(test, ast.BoolOp):
+        return all(_is_filled_test(value) for value in test.values)
+    return False
+
+
+def _returns_when_filled(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.If) and not statement.orelse and _is_filled_test(statement.test) \
+        and bool(statement.body) and isinstance(statement.body[-1], ast.Return)
 
 
 def _undone(module: _Module, function: ast.FunctionDef) -> frozenset[str]:

@@ -531,6 +531,13 @@ class FunctionFacts:
                 if (kind is cst.If and _is_cache_test(node.test)) or (
                         kind is cst.With and any(fresh_graph(item.item, definition) for item in node.items)):
                     found.update(id(n) for n in self.context.nodes_in(node.body))
+            if isinstance(definition, cst.FunctionDef) and isinstance(definition.body, cst.IndentedBlock):
+                statements = definition.body.body
+                # `if model is not None: return model` first: what follows runs to fill the cache.
+                first = next((i for i, statement in enumerate(statements) if _returns_when_filled(statement)), None)
+                for statement in statements[first + 1:] if first is not None else ():
+                    found.add(id(statement))
+                    found.update(id(n) for n in self.context.nodes_in(statement))
             self._guarded[key] = found
         return found
 
@@ -700,6 +707,31 @@ def _is_cache_test(test: cst.BaseExpression) -> bool:
     return False
 
 
+
+
+def _is_filled_test(test: cst.BaseExpression) -> bool:
+    """``x is not None``, ``k in cache``, ``self.model``, ``hasattr(...)``: true once a cache is
+    filled (the negation of ``_is_cache_test``)."""
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        return True
+    if isinstance(test, cst.Call):
+        return dotted_name(test.func) == "hasattr"
+    if isinstance(test, cst.Comparison):
+        return all(isinstance(c.operator, cst.In) or (isinstance(c.operator, cst.IsNot) and isinstance(
+            c.comparator, cst.Name) and c.comparator.value == "None") for c in test.comparisons)
+    if isinstance(test, cst.BooleanOperation):
+        return _is_filled_test(test.left) and _is_filled_test(test.right)
+    return False
+
+
+def _returns_when_filled(statement: cst.CSTNode) -> bool:
+    """``if <filled test>: ... return`` with no ``else``: the lazy loader's early return."""
+    if not isinstance(statement, cst.If) or statement.orelse is not None or not _is_filled_test(statement.test):
+        return False
+    body = statement.body.body
+    last = body[-1] if body else None
+    return isinstance(last, cst.Return) or (isinstance(last, cst.SimpleStatementLine)
+                                            and any(isinstance(s, cst.Return) for s in last.body))
 
 
 def _argument_for(call: cst.Call, params: list[str], param: str, method: bool) -> cst.BaseExpression | None:
