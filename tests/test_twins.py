@@ -65,6 +65,23 @@ def cleans_up_and_predicts(x):
     tf.keras.backend.clear_session()
     built = builds()
     return model.predict(x), built
+
+
+loaded = None
+
+
+def returns_early_once_loaded():
+    global loaded
+    if loaded is not None:
+        return loaded
+    loaded = tf.keras.models.load_model("model.keras")
+    return loaded
+
+
+def loads_only_in_a_nested_def():
+    def reload():
+        return tf.keras.models.load_model("model.keras")
+    return 1
 '''
 
 GRAPH = '''
@@ -86,11 +103,14 @@ def resets_then_adds_ops(x):
 def test_project_tables_and_summaries_agree_on_cleanup_and_caches(tmp_path):
     """A cached function passes nothing on, whatever the decorator's spelling; clear_session()
     undoes a helper's models only (its predict stays); a graph reset undoes its ops. A factory
-    tells its callers it returns a model; a function returning a tuple with one does not."""
+    tells its callers it returns a model; a function returning a tuple with one does not. A
+    loader that returns early once its global is set loads once; a def nested in a function runs
+    when it is called, not with the function."""
     twins = _twins()
     expected = {
         "builds": {"model", "returns_model"}, "cached_by_a_call": set(), "cached_by_an_attribute": set(),
         "cached_through_a_helper": set(), "cleans_up_and_predicts": {"predict"},
+        "returns_early_once_loaded": {"returns_model"}, "loads_only_in_a_nested_def": set(),
         "adds_ops": {"ops"}, "resets_then_adds_ops": set(),
     }
     found = {}
