@@ -424,6 +424,9 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if depth > 4:
         return _unsized(text)
     count = context.trip_count(iterable, AT_POINT)
+    if _command_line(context, iterable):
+        # `for path in sys.argv[1:]`: the files a person typed after the script's name.
+        return Repetition(SMALL, basis=f"{text}, the command line's arguments", known=False)
     if isinstance(iterable, cst.Call):
         func = iterable.func
         name = dotted_name(func) or ""
@@ -500,6 +503,21 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
         return Repetition(PER_ITEM, basis=text, known=False)
     return _unsized(text)
+
+
+def _command_line(context: TFContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
+    """``sys.argv``, a slice of it, or a parameter every call of this module fills with one
+    (``main(sys.argv[1:])``)."""
+    target = expr.value if isinstance(expr, cst.Subscript) else expr
+    if context.imported_name(target) == "sys.argv":
+        return True
+    if not isinstance(expr, cst.Name) or depth > 2:
+        return False
+    found = context.binding(expr.value)
+    if found is None or expr.value not in found.scope.params or not isinstance(found.scope.node, cst.FunctionDef):
+        return False
+    given = context.functions.arguments_given(found.scope.node, expr.value)
+    return bool(given) and all(arg is not None and _command_line(context, arg, depth + 1) for arg in given)
 
 
 # Names of a model's weights or variables (the last part of a name or attribute).

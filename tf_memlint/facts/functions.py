@@ -278,6 +278,16 @@ class FunctionFacts:
             names = more
         return names
 
+    def arguments_given(self, definition: cst.FunctionDef, param: str) -> list[cst.BaseExpression | None] | None:
+        """What each call of this module that runs ``definition`` passes for ``param`` (None in
+        the list: a call that passes nothing found for it); None when ``param`` is not what the
+        callers pass (``_passed``)."""
+        passed = self._passed(definition, param)
+        if passed is None:
+            return None
+        return [arg if isinstance(site, cst.Call) and not any(a.star for a in site.args) else None
+                for site, arg, _ in passed]
+
     def argument_at(self, definition: cst.FunctionDef, param: str, site: cst.CSTNode) -> cst.BaseExpression | None:
         """What the call ``site`` of ``definition`` passes for its parameter ``param`` (None: nothing
         found, the default, or a parameter the def rebinds)."""
