@@ -110,7 +110,7 @@ class FunctionFacts:
         if _depth > 2 or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Name):
             return False
         definition = self.definitions.get(node.func.value)
-        if definition is None or context.call_name(node) is not None:
+        if definition is None or context.call_name(node) is not None or _is_method(context, definition):
             return False
         key = (id(definition.body), fact)
         if key not in self._reaches:
@@ -354,6 +354,8 @@ class FunctionFacts:
             if definition is None:
                 return None
             home = context.scopes[definition].parent
+            if _is_method(context, definition):
+                return None  # a class body lends its names to no code outside it, nor to its methods
             if home is not None and any(v is not None for v in home.assignments.get(name, ())):
                 return None  # `resize = tffunc(...)(resize)`: the name no longer runs the def
             local = context.scopes.get(where) if where is not None else None
@@ -717,6 +719,11 @@ def _is_cache_test(test: cst.BaseExpression) -> bool:
     return False
 
 
+
+
+def _is_method(context: TFContext, definition: cst.FunctionDef) -> bool:
+    home = context.scopes[definition].parent
+    return home is not None and isinstance(home.node, cst.ClassDef)
 
 
 def _is_filled_test(test: cst.BaseExpression) -> bool:
