@@ -34,29 +34,17 @@ def call_names(raw: bytes) -> list[tuple[int, str | None, str | None]] | None:
     """(line, LibCST name, stdlib name) of every call of the module, or None when it cannot be
     compared (not ASCII, not parsable)."""
     import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
 
-    from tf_memlint.context import TFContext
-    from tf_memlint.gate import ModuleFacts
-
-    if not raw.isascii():
+    both = _both_trees(raw)
+    if both is None:
         return None
-    try:
-        tree = ast.parse(raw)
-        module = cst.parse_module(raw)
-    except (SyntaxError, ValueError, RecursionError, cst.ParserSyntaxError):
-        return None
-    facts = ModuleFacts(tree)
-    spans = {(n.lineno, n.col_offset, n.end_lineno, n.end_col_offset): n for n in ast.walk(tree)
-             if isinstance(n, ast.Call)}
-    context = TFContext(module)
+    tree, index, _, context, spans = both
+    twins = {_span(n): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
     found = []
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    for node, position in positions.items():
-        if isinstance(node, cst.Call):
-            twin = spans.get((position.start.line, position.start.column, position.end.line, position.end.column))
-            if twin is not None:
-                found.append((position.start.line, context.call_name(node), facts.qualified(twin.func)))
+    for node, span in spans.items():
+        twin = twins.get(span) if isinstance(node, cst.Call) else None
+        if twin is not None:
+            found.append((span[0], context.call_name(node), index.facts.qualified(twin.func)))
     return found
 
 
