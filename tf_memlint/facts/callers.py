@@ -163,7 +163,7 @@ def takes_input(definition: cst.FunctionDef) -> bool:
     """A parameter besides ``self``/``cls``: something to be called once per."""
     params = definition.params
     named = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
-    return bool([n for n in named if n not in ("self", "cls")]) or isinstance(params.star_arg, cst.Param)
+    return any(n not in ("self", "cls") for n in named) or isinstance(params.star_arg, cst.Param)
 
 
 def _most_telling(found: list[Repetition]) -> Repetition | None:

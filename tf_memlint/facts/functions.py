@@ -354,8 +354,8 @@ class FunctionFacts:
             if definition is None:
                 return None
             home = context.scopes[definition].parent
-            if _is_method(context, definition):
-                return None  # a class body lends its names to no code outside it, nor to its methods
+            if home is not None and isinstance(home.node, cst.ClassDef):
+                return None  # a method: a class body lends its names to no code outside it, nor to its methods
             if home is not None and any(v is not None for v in home.assignments.get(name, ())):
                 return None  # `resize = tffunc(...)(resize)`: the name no longer runs the def
             local = context.scopes.get(where) if where is not None else None
@@ -719,9 +719,8 @@ def _is_cache_test(test: cst.BaseExpression) -> bool:
     return False
 
 
-
-
 def _is_method(context: TFContext, definition: cst.FunctionDef) -> bool:
+    """A def of a class body: no bare name calls it."""
     home = context.scopes[definition].parent
     return home is not None and isinstance(home.node, cst.ClassDef)
 
