@@ -97,7 +97,8 @@ from tf_memlint.facts.tracing import (DATASET_MAP_METHODS, DATASET_TRACING_METHO
                                      MUTATING_METHODS, TF_FUNCTION, TRACING_CALLS)
 from tf_memlint.names import PRIVATE_SUBPACKAGES, canonical
 from tf_memlint.rule import all_rules
-from tf_memlint.syntax import COUNT_KEEPING_CALLS, TQDM_RANGES, ast_children, ast_dotted_name, ast_nodes
+from tf_memlint.syntax import (COUNT_KEEPING_CALLS, TQDM_RANGES, ast_children, ast_dotted_name, ast_nodes,
+                               ast_own_nodes)
 
 if TYPE_CHECKING:
     from tf_memlint.rule import Rule
@@ -798,7 +799,7 @@ class _Index:
         own code of an ``__init__`` (built once per object; a loop there is a loop's)."""
         straight = self._straight_module_code()
         qualified = self.facts.qualified
-        initial = {id(node) for d in self.defs if d.name == "__init__" for node in _own_nodes(d)}
+        initial = {id(node) for d in self.defs if d.name == "__init__" for node in ast_own_nodes(d)}
         for node in self.assigns:
             if type(node) is ast.Assign and id(node) not in straight and id(node) not in initial \
                     and type(node.value) is ast.Call \
@@ -1162,9 +1163,9 @@ class _Index:
             arguments = function.args
             bound = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                      arguments.vararg, arguments.kwarg] if a is not None}
-            bound.update(n.id for n in _own_nodes(function, ast.ClassDef)
+            bound.update(n.id for n in ast_own_nodes(function, ast.ClassDef)
                          if type(n) is ast.Name and type(n.ctx) is ast.Store)  # type: ignore[attr-defined]
-            used = list(_own_nodes(function))
+            used = ast_own_nodes(function)
             bound.difference_update(name for n in used if type(n) is ast.Global for name in n.names)  # type: ignore[attr-defined]
             outer = names - bound
             if outer and any(not outer.isdisjoint(_identifiers(n)) for n in used if type(n) in _IDENTIFIER_KINDS):
@@ -1182,7 +1183,7 @@ class _Index:
                 continue
             seen.add(id(function))
             mutated: set[str] = set()
-            for node in _own_nodes(function):
+            for node in ast_own_nodes(function):
                 kind = type(node)
                 if kind is ast.Call:
                     func = node.func  # type: ignore[attr-defined]
@@ -1196,7 +1197,7 @@ class _Index:
             arguments = function.args
             bound = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
                                      arguments.vararg, arguments.kwarg] if a is not None}
-            bound.update(n.id for n in _own_nodes(function, ast.ClassDef)
+            bound.update(n.id for n in ast_own_nodes(function, ast.ClassDef)
                          if type(n) is ast.Name and type(n.ctx) is ast.Store)  # type: ignore[attr-defined]
             if not mutated <= bound:
                 return True
@@ -1411,16 +1412,6 @@ def _fetches(run: ast.Call) -> list[ast.expr]:
     positional = [a for a in run.args if type(a) is not ast.Starred]
     index = 1 if method == "partial_run" else 0
     return [positional[index]] if len(positional) > index else []
-
-
-def _own_nodes(function: ast.AST, *skipped: type):
-    """The nodes of ``function`` (decorators and defaults included), not those of the defs and
-    lambdas nested in it, nor of ``skipped`` kinds."""
-    stack = [function]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(child for child in ast_children(node) if not isinstance(child, (*_FUNCTIONS, *skipped)))
 
 
 _BODIES_ELSEWHERE = (*_FUNCTIONS, ast.For, ast.AsyncFor, ast.While)

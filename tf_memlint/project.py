@@ -46,7 +46,7 @@ from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SES
                                       op_creating_name)
 from tf_memlint.gate import ModuleFacts
 from tf_memlint.names import MENTIONS_TF
-from tf_memlint.syntax import ast_children, ast_dotted_name, ast_nodes
+from tf_memlint.syntax import ast_dotted_name, ast_nodes, ast_own_nodes
 
 PROJECT_SETTING = "project"
 GRAPH_MODE = "__graph_mode__"
@@ -120,21 +120,12 @@ def _is_model_build(module: _Module, call: ast.Call) -> bool:
 _NODES: dict[int, list[ast.AST]] = {}
 
 
-_OWN_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
 def _nodes(function: ast.AST) -> list[ast.AST]:
-    """Every node of a function's body, walked once per build; not those of the defs, lambdas and
-    classes nested in it, whose bodies run at another time (as ``TFContext.nodes_in``)."""
+    """Every node of a function, walked once per build; not those of the defs, lambdas and classes
+    nested in it, whose bodies run at another time (as ``TFContext.nodes_in``)."""
     found = _NODES.get(id(function))
     if found is None:
-        found = []
-        stack = [node for node in reversed(getattr(function, "body", [])) if not isinstance(node, _OWN_SCOPES)]
-        while stack:
-            node = stack.pop()
-            found.append(node)
-            stack.extend(child for child in reversed(list(ast_children(node))) if not isinstance(child, _OWN_SCOPES))
-        _NODES[id(function)] = found
+        found = _NODES[id(function)] = ast_own_nodes(function, ast.ClassDef)
     return found
 
 

@@ -107,6 +107,20 @@ def ast_nodes(root: ast.AST) -> list[ast.AST]:
     return found
 
 
+def ast_own_nodes(function: ast.AST, *skipped: type) -> list[ast.AST]:
+    """The nodes of ``function`` (decorators and defaults included) in ``ast.walk``'s order, not
+    those of the defs and lambdas nested in it, whose bodies run at another time, nor of the
+    ``skipped`` kinds."""
+    left_out = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, *skipped)
+    found = [function]
+    index = 0
+    while index < len(found):
+        node = found[index]
+        index += 1
+        found.extend(child for child in ast_children(node) if not isinstance(child, left_out))
+    return found
+
+
 def code_of(node: cst.CSTNode) -> str:
     """The node's source for a message: one line (comments dropped, whitespace collapsed, no
     space inside brackets), shortened to 60 characters with "..." (a finding is one line)."""
