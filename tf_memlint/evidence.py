@@ -56,6 +56,9 @@ _REPLAY_MEMORY = re.compile(r"memory|buffer|replay|experience|transitions", re.I
 _PATH_LISTINGS = frozenset({"glob", "rglob", "iterdir"})  # pathlib's
 _ITEM_METHODS = frozenset({"iterrows", "itertuples", "readlines", "as_numpy_iterator", "flow",
                            "flow_from_directory", "flow_from_dataframe"})
+# A dict's views, Python 3's and Python 2's (as methods, and as six's functions): a dict's keys
+# are a few names someone wrote, or a model's layers, not items of data.
+_DICT_VIEWS = frozenset({"items", "keys", "values", "iteritems", "iterkeys", "itervalues"})
 _WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
                        "reversed", "sorted", "list", "tuple", "iter", "progressbar", "track"})
 _RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "xrange"})
@@ -453,18 +456,21 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             # random.sample(self.memory, batch_size): a DQN agent's replay, which its training
             # loop runs every environment step.
             return Repetition(PER_STEP, basis=f"{text}: a replay minibatch, every training step")
-        drawn = _draw_size(context, iterable, imported)
-        if drawn is not None:
-            return _counted(drawn, text)  # np.random.choice(len(x_test), 9): nine items drawn
+        stated = _stated_size(context, iterable, imported)
+        if stated is not None:
+            return _counted(stated, text)  # np.random.choice(len(x_test), 9): nine items drawn
         if imported in _FILE_LISTINGS or (isinstance(func, cst.Attribute) and func.attr.value in _PATH_LISTINGS):
             # A folder's files: as often the few test images of a demo as a dataset; how many
             # is not in the code.
             return Repetition(PER_ITEM, basis=text, known=False, folder=True)
         if isinstance(func, cst.Attribute) and func.attr.value in _ITEM_METHODS:
             return Repetition(PER_ITEM, basis=text)
-        if isinstance(func, cst.Attribute) and func.attr.value in ("items", "keys", "values"):
+        if (isinstance(func, cst.Attribute) and func.attr.value in _DICT_VIEWS) \
+                or (short in _DICT_VIEWS and short.startswith("iter")):  # six.iteritems(d), iteritems(d)
             if count is not None:
                 return _counted(count, text)
+            return _unsized(text)
+        if _unpickled_dict(context, iterable):
             return _unsized(text)
         if context.is_dataset(iterable):
             return Repetition(PER_ITEM, count, basis=text) if count is None else _counted(count, text)
@@ -494,6 +500,8 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
             return _counted(taken, f"{text}, {code_of(value.func)}({taken})")  # type: ignore[union-attr]
         if iterable.value in context.dataset_names:
             return Repetition(PER_ITEM, basis=text)
+        if isinstance(value, cst.Call) and _unpickled_dict(context, value):
+            return _unsized(text)  # `data_dict = np.load(path).item()`: its name does not make it data
         if value is not None and value is not iterable and not isinstance(value, cst.Name):
             inner = _iterable(context, value, depth + 1)
             if inner.kind != UNKNOWN:
@@ -503,6 +511,15 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
     if isinstance(iterable, (cst.Attribute, cst.Subscript)) and _looks_like_data(text):
         return Repetition(PER_ITEM, basis=text, known=False)
     return _unsized(text)
+
+
+def _unpickled_dict(context: TFContext, call: cst.Call) -> bool:
+    """``np.load(path).item()``: a dict saved with ``np.save``, in TensorFlow code a model's
+    weights by layer name (caffe-tensorflow's weight loader and its copies), or a few settings;
+    a pass over it is a weight loader's, not one per item of data."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value == "item" and isinstance(func.value, cst.Call) \
+        and context.imported_name(func.value.func) == "numpy.load"
 
 
 def _command_line(context: TFContext, expr: cst.BaseExpression, depth: int = 0) -> bool:
@@ -556,15 +573,18 @@ def _named(inner: Repetition, text: str) -> Repetition:
     return inner if inner.kind == SMALL else replace(inner, basis=text)
 
 
-# Random draws whose size is an argument: (position, keyword) of the size.
-_DRAWS = {"numpy.random.choice": (1, "size"), "random.sample": (1, "k"), "random.choices": (None, "k"),
-          "numpy.random.randint": (2, "size")}
+# Calls whose result has as many items as one argument states: random draws of a size, and
+# numpy's splits into a number of sections (np.array_split(x_test, 10) gives ten chunks); for
+# each, the (position, keyword) of that argument.
+_STATED_SIZES = {"numpy.random.choice": (1, "size"), "random.sample": (1, "k"), "random.choices": (None, "k"),
+                 "numpy.random.randint": (2, "size"), "numpy.array_split": (1, "indices_or_sections"),
+                 "numpy.split": (1, "indices_or_sections")}
 
 
-def _draw_size(context: TFContext, call: cst.Call, imported: str) -> int | None:
-    """How many items a random draw of a stated size yields (``random.sample(files, 5)``), when
-    the size is a number the code states."""
-    where = _DRAWS.get(imported)
+def _stated_size(context: TFContext, call: cst.Call, imported: str) -> int | None:
+    """How many items ``call`` yields (``random.sample(files, 5)``, ``np.array_split(x, 10)``),
+    when the size is a number the code states (a list of split indices is not)."""
+    where = _STATED_SIZES.get(imported)
     if where is None:
         return None
     position, keyword = where

@@ -16,7 +16,7 @@ model passed to a constructor) resolves to it too, as an inference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -148,7 +148,7 @@ class CallerFacts:
                 where = f"{where}, in {site.caller.name.value}()"
             head = repetition.basis or repetition.words()
             basis = f"{head}; {name}() called at {where}"
-            found.append(Repetition(repetition.kind, repetition.count, basis, repetition.known))
+            found.append(replace(repetition, basis=basis))  # a folder's files stay a folder's
         if cls is not None and (name == "__call__" or name.lstrip("_") in ENTRY_POINTS) and is_model_value is not None:
             # ``predict`` of any class names inference; ``__call__`` alone is every callable's
             # protocol (a data loader's ``__call__`` builds its one dataset per split).
