@@ -39,17 +39,20 @@ def _graded(lint, source, code, **settings):
 @pytest.mark.parametrize("loop, confidence, words", [
     ("while True:", "high", "unbounded: while True"),
     ("for step in range(100000):", "high", "100,000 iterations (range(100000))"),
-    ("for image in images:", "medium", "per item: images"),  # a collection of unknown size
+    ("for image in images:", "high", "per item: images"),  # data, by its name: as telling as range(steps)
+    ("for name in os.listdir(folder):", "medium", "per item: os.listdir(folder)"),  # a handful, or thousands
     ("for batch in dataset:", "high", "per item: dataset"),
     ("for step in range(steps):", "high", "per step: range(steps)"),
     ("for epoch in range(epochs):", "medium", "per epoch: range(epochs)"),  # tens to hundreds of times
     ("for k in range(num_models):", "low", "unknown: range(num_models)"),  # nobody can size it
-    ("for t in range(len(series) - window):", "medium", "per item: range(len(series) - window)"),
+    ("for t in range(len(series) - window):", "high", "per item: range(len(series) - window)"),
 ])
 def test_repetition_sets_the_grade(lint, loop, confidence, words):
     source = PREDICT.format(loop=loop)
     if "images" in loop:
         source = source.replace("model = ", "images = load_images()\nmodel = ")
+    if "os." in loop:
+        source = "import os\n" + source
     if "dataset" in loop:
         source = source.replace("model = ", "dataset = tf.data.Dataset.range(10**6).map(tf.sin)\nmodel = ")
     finding = _graded(lint, source, "TFM404")
@@ -118,7 +121,7 @@ def predict():
 
 
 def test_the_default_shows_high_only_and_confidence_shows_more(lint):
-    source = PREDICT.format(loop="for image in images:").replace("model = ", "images = load_images()\nmodel = ")
+    source = "import os\n" + PREDICT.format(loop="for name in os.listdir(folder):")
     assert [d for d in lint(source, confidence="high") if d.code == "TFM404"] == []
     assert [d.confidence for d in lint(source, confidence="medium") if d.code == "TFM404"] == ["medium"]
 
@@ -148,16 +151,20 @@ def test_unit_costs_are_the_figures_the_pages_quote():
         assert measured and cost["quoted"] in measured.group(0), (code, cost["quoted"])
 
 
-def test_a_one_sample_payload_makes_a_per_item_loop_known(lint):
-    """Inferred per item (a list named images) is medium; predicting on one sample of it per
-    iteration (``image[None]``) is the payload confirming the loop's name: high."""
+def test_a_one_sample_payload_is_stated_and_does_not_size_a_folder(lint):
+    """Per item of data (a list named images) is high whatever the payload; predicting on one
+    sample of it per iteration (``image[None]``) is said in the evidence. Per file of a folder it
+    settles nothing (the folder may hold a handful): medium either way."""
     source = PREDICT.format(loop="for image in images:").replace("model = ", "images = load_images()\nmodel = ")
-    assert _graded(lint, source, "TFM404").confidence == "medium"
+    assert _graded(lint, source, "TFM404").confidence == "high"
     one = source.replace("model.predict(frame)", "model.predict(image[None])")
     finding = _graded(lint, one, "TFM404")
     assert finding.confidence == "high" and "one sample per call" in finding.evidence
     batch = source.replace("model.predict(frame)", "model.predict(np.stack(images))")
-    assert _graded(lint, batch, "TFM404").confidence == "medium"
+    assert "one sample per call" not in _graded(lint, batch, "TFM404").evidence
+    folder = "import os\n" + PREDICT.format(loop="for name in os.listdir(folder):").replace(
+        "model.predict(frame)", "model.predict(np.load(name)[None])")
+    assert _graded(lint, folder, "TFM404").confidence == "medium"
 
 
 def test_json_and_sarif_carry_the_grade(tmp_path):

@@ -3,10 +3,14 @@
 Confidence says how the evidence was obtained:
 
 * **high**: the place is known to repeat without bound (``while True``, a request handler, a
-  dataset, an environment step loop) or a known number of times the rule's claim makes costly,
-  or the rule's own precondition is the evidence (a size read off the code);
-* **medium**: the repetition is inferred (a loop bound named ``epochs``, a list named
-  ``images``), or the rule cannot see a size or a caller of a place made to repeat;
+  dataset, an environment step loop), per item of what its name says is data (``files``,
+  ``range(len(test_list))``) or per step of a bound named for steps, or a known number of times
+  the rule's claim makes costly, or the rule's own precondition is the evidence (a size read off
+  the code);
+* **medium**: the repetition is inferred (a loop bound named ``epochs``, the files of a folder,
+  a place run on every n-th pass), the rule's claim is (shapes that differ with the data, a
+  graph that only Keras <= 2.3 grows), or the rule cannot see a size or a caller of a place made
+  to repeat;
 * **low**: test code, a loop bounded by a few items or that nobody can size, a place that runs
   once, or a projected cost below the threshold.
 

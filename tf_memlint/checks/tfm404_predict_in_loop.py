@@ -262,14 +262,13 @@ def _predicts_whole_batch(context, call: cst.Call, loop) -> bool:
 
 
 def _with_payload(context, call: cst.Call) -> Repetition:
-    """How often ``call`` runs where it stands; a loop inferred to run per item of some data
-    (``range(len(series) - window)``, a list named ``images``) that predicts on one sample per
-    iteration counts as known: the payload confirms what the loop's name suggests."""
+    """How often ``call`` runs where it stands, saying so when a loop per item of some data
+    predicts on one sample of it per iteration: the payload confirms it is per item. (Per file of
+    a folder it settles nothing: the folder may hold a handful.)"""
     repetition = repetition_at(context, call, latency=True)
-    if repetition.kind != PER_ITEM or repetition.known or repetition.folder \
-            or not one_sample(context, call.args[0].value):
+    if repetition.kind != PER_ITEM or repetition.folder or not one_sample(context, call.args[0].value):
         return repetition
-    return dataclasses.replace(repetition, known=True, basis=f"{repetition.basis}; one sample per call")
+    return dataclasses.replace(repetition, basis=f"{repetition.basis}; one sample per call")
 
 
 def _is_next(expr) -> bool:
