@@ -249,17 +249,18 @@ def _repetition_in_function(context: TFContext, node: cst.CSTNode, latency: bool
         if chosen is not None:
             # `if epoch == 0:` / `if episode in (80, 120):` runs on those iterations only.
             return Repetition(COUNT, chosen[0], f"{repetition.basis}, only when {chosen[1]}")
-        return every_nth(repetition, loops[-1], node)
+        return every_nth(repetition, loops, node)
     frame = context.function
     if frame is not None and frame.repeated is not None:
         return _event(frame.repeated, frame.node)
     return ONCE_HERE
 
 
-def every_nth(repetition: Repetition, loop: cst.CSTNode, node: cst.CSTNode) -> Repetition:
-    """``repetition`` of ``loop`` (a known count) for ``node``, which runs on every n-th pass only:
-    `if step % 50 == 0:` in range(1000) runs the place 20 times, not 1,000."""
-    every = _every_nth(loop, node)
+def every_nth(repetition: Repetition, loops: list, node: cst.CSTNode) -> Repetition:
+    """``repetition`` of the nested ``loops`` (a known count) for ``node``, which runs on every
+    n-th pass only: `if step % 50 == 0:` in range(1000) runs the place 20 times, not 1,000, and
+    so does a loop over four layers under that test (80 times, not 4,000)."""
+    every = _every_nth(loops, node)
     if every and repetition.kind == COUNT and repetition.count is not None:
         return Repetition(COUNT, max(1, repetition.count // every),
                           f"{repetition.basis}, every {every}th" if repetition.basis else f"every {every}th")
@@ -554,6 +555,9 @@ _DATA_WORDS = re.compile(r"(images?|imgs?|files?|paths?|frames?|samples?|example
                          r"lines|words|tokens|audio|clips|pages|items)s?\b", re.I)
 
 
+_FOLD_WORDS = frozenset({"fold", "folds", "kfold", "kfolds"})
+
+
 def _looks_like_data(text: str) -> bool:
     return bool(_DATA_WORDS.search(text.replace(".", " ").replace("_", " ")) or _DATA_WORDS.search(text))
 
@@ -563,8 +567,16 @@ def _data_by_name(text: str) -> Repetition:
     ``range(data_size)``): per item, as a bound named ``epochs`` is per step. Names are how people
     size loops in code, and on four judged held-out sets 12 of 13 such findings were worth a
     user's time; a folder's files (``os.listdir``) are not read this way: how many is not in the
-    code, and demos list a handful."""
-    return Repetition(PER_ITEM, basis=text)
+    code, and demos list a handful. Data split into cross-validation folds (``data_folds``,
+    ``x_folds``) is a handful of passes, one model per fold, as a splitter's folds are."""
+    return _folds(text) or Repetition(PER_ITEM, basis=text)
+
+
+def _folds(text: str) -> Repetition | None:
+    """``text`` names cross-validation folds: a few passes, one model per fold."""
+    if _FOLD_WORDS.intersection(re.split(r"[\W_]+", text.lower())):
+        return Repetition(SMALL, basis=f"{text}, cross-validation folds", known=False)
+    return None
 
 
 def _unsized(text: str) -> Repetition:
@@ -577,8 +589,11 @@ def _counted(count: int, text: str) -> Repetition:
 
 def _named(inner: Repetition, text: str) -> Repetition:
     """The repetition of what ``text`` names (a name, ``len(x)``, a comprehension over it), shown
-    as ``text``; a small one keeps its own reason (``model.layers, the layers of a model``)."""
-    return inner if inner.kind == SMALL else replace(inner, basis=text)
+    as ``text``; a small one keeps its own reason (``model.layers, the layers of a model``), and
+    data split into folds under a name that says so (``x_folds = [x[i] for i in ...]``) is folds."""
+    if inner.kind == SMALL:
+        return inner
+    return (_folds(text) if inner.kind == PER_ITEM else None) or replace(inner, basis=text)
 
 
 # Calls whose result has as many items as one argument states: random draws of a size, and
@@ -738,15 +753,18 @@ def _one_row(index: cst.BaseSlice) -> bool:
         and code_of(upper.left) == code_of(lower)
 
 
-def _every_nth(loop: cst.For | cst.While, node: cst.CSTNode) -> int | None:
-    """n when ``node`` sits, in ``loop``'s body, under ``if <counter> % n == 0`` with a literal n."""
-    for statement in loop_statements(loop):
+def _every_nth(loops: list, node: cst.CSTNode) -> int | None:
+    """The product of the n of each ``if <counter> % n == 0`` (a literal n) that ``node`` sits
+    under inside the outermost of ``loops``, whichever loop's body holds the test; None when
+    there is none."""
+    every = 1
+    for statement in loop_statements(loops[0]):
         test = statement.test if isinstance(statement, cst.If) else None
         if isinstance(test, cst.Comparison) and isinstance(test.left, cst.BinaryOperation) \
                 and isinstance(test.left.operator, cst.Modulo) and isinstance(test.left.right, cst.Integer) \
                 and test.left.right.evaluated_value > 1 and contains(statement.body, node):
-            return test.left.right.evaluated_value
-    return None
+            every *= test.left.right.evaluated_value
+    return every if every > 1 else None
 
 
 # An `if` that tests which key a person pressed (OpenCV's waitKey, pygame's key events).
