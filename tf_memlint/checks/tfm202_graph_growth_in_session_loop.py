@@ -310,7 +310,7 @@ class GraphGrowthInSessionLoop(Rule):
             elif loops:
                 if any(context.sessions.loop_resets_graph(loop) for loop in loops):
                     continue
-                each = sparse(every_nth(repetition_of_loops(context, loops), loops[-1], site), loops[-1], site)
+                each = sparse(every_nth(repetition_of_loops(context, loops), loops, site), loops[-1], site)
                 if each.count is not None and each.count < self.settings["session_loop_min_iterations"]:
                     continue
                 found = Repetition(each.kind, each.count, f"called in {each.basis or 'a loop'}, {place} line {line}",
