@@ -49,9 +49,14 @@ PROCESS_TRIGGERS = frozenset(f"~{name.rsplit('.', 1)[-1]}&~{name.split('.', 1)[0
                              for name in PROCESS_CLASSES | POOL_CLASSES | EXECUTOR_CLASSES)
 
 # TensorFlow/Keras calls that do not create the runtime's devices (nor reserve GPU memory):
-# configuration, logging, seeding, mode switches. Every other TF/Keras call counts as device use.
+# configuration, logging, seeding, mode switches, and writing TFRecord files of Example protos
+# (file I/O and protobufs: a pool of workers converting a dataset to TFRecords leaves TF 2.21's
+# eager context uninitialized). Every other TF/Keras call counts as device use.
 NO_DEVICE_PREFIXES = (
-    "tensorflow.config.", "tensorflow.io.gfile.", "tensorflow.get_logger", "tensorflow.logging.",
+    "tensorflow.config.", "tensorflow.io.gfile.", "tensorflow.gfile.", "tensorflow.io.TFRecordWriter",
+    "tensorflow.io.TFRecordOptions", "tensorflow.python_io.", "tensorflow.train.Example",
+    "tensorflow.train.SequenceExample", "tensorflow.train.Feature", "tensorflow.train.BytesList",
+    "tensorflow.train.FloatList", "tensorflow.train.Int64List", "tensorflow.get_logger", "tensorflow.logging.",
     "tensorflow.autograph.set_verbosity", "tensorflow.random.set_seed", "tensorflow.set_random_seed",
     "tensorflow.debugging.set_log_device_placement", "tensorflow.ConfigProto", "tensorflow.GPUOptions",
     "tensorflow.enable_eager_execution", "tensorflow.disable_eager_execution",
