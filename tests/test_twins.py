@@ -82,6 +82,30 @@ def loads_only_in_a_nested_def():
     def reload():
         return tf.keras.models.load_model("model.keras")
     return 1
+
+
+class Encoder:
+    def __init__(self):
+        self.dim = None
+        self.done = 0
+        self.wait = 0
+
+    def rebuilds_when_the_size_changes(self, x):
+        if self.dim != x.shape[1]:
+            self.dim = x.shape[1]
+            self.net = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+        return self.net(x)
+
+    def loads_once_by_a_flag(self):
+        if self.done == 0:
+            self.net = tf.keras.models.load_model("model.keras")
+            self.done = self.done + 1
+
+    def loads_when_a_countdown_ends(self):
+        if self.wait == 0:
+            self.net = tf.keras.models.load_model("model.keras")
+            self.wait = 10
+        self.wait -= 1
 '''
 
 GRAPH = '''
@@ -105,12 +129,16 @@ def test_project_tables_and_summaries_agree_on_cleanup_and_caches(tmp_path):
     undoes a helper's models only (its predict stays); a graph reset undoes its ops. A factory
     tells its callers it returns a model; a function returning a tuple with one does not. A
     loader that returns early once its global is set loads once; a def nested in a function runs
-    when it is called, not with the function."""
+    when it is called, not with the function; a branch that sets the attribute it tests (a flag,
+    the size it was built for) runs once per value, a countdown's on every call."""
     twins = _twins()
     expected = {
         "builds": {"model", "returns_model"}, "cached_by_a_call": set(), "cached_by_an_attribute": set(),
         "cached_through_a_helper": set(), "cleans_up_and_predicts": {"predict"},
         "returns_early_once_loaded": {"returns_model"}, "loads_only_in_a_nested_def": set(),
+        "Encoder": set(), "Encoder.__init__": set(), "Encoder.rebuilds_when_the_size_changes": set(),
+        "Encoder.loads_once_by_a_flag": set(),
+        "Encoder.loads_when_a_countdown_ends": {"model"},
         "adds_ops": {"ops"}, "resets_then_adds_ops": set(),
     }
     found = {}

@@ -89,11 +89,14 @@ class _Module:
         # Methods of top-level classes as "Class.method", and a class's __init__ as "Class" (what
         # calling the class runs): an agent class in agent.py, called per step from train.py.
         self.model_attrs: dict[str, set[str]] = {}  # class -> self attributes bound to a model
+        self.latches: dict[int, frozenset[str]] = {}  # method -> its class's latch attributes
         for node in tree.body:
             if isinstance(node, ast.ClassDef):
+                latches = _latch_attributes(node)
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         self.functions.setdefault(f"{node.name}.{item.name}", item)
+                        self.latches[id(item)] = latches
                         if item.name == "__init__":
                             self.functions.setdefault(node.name, item)
         self.globals_models: set[str] = set()
@@ -132,16 +135,19 @@ def _nodes(function: ast.AST) -> list[ast.AST]:
 _GUARDED: dict[int, set[int]] = {}
 
 
-def _guarded(function: ast.AST) -> set[int]:
-    """Nodes under ``if x is None:`` / ``if not x:`` / ``if k not in cache:``: run once. Asked
-    twice per function (``_undone``, ``_direct``): kept, with ``_NODES``, for one summary."""
+def _guarded(module: _Module, function: ast.AST) -> set[int]:
+    """Nodes under ``if x is None:`` / ``if not x:`` / ``if k not in cache:``, or under the test of
+    a latch of the method's class (``if self.done == 0:``): run once. Asked twice per function
+    (``_undone``, ``_direct``): kept, with ``_NODES``, for one summary."""
     found = _GUARDED.get(id(function))
     if found is not None:
         return found
     found = _GUARDED[id(function)] = set()
+    latches = module.latches.get(id(function), frozenset())
     for node in _nodes(function):
         if type(node) is ast.If and (
-                (isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not))
+                _latch_tested(node.test) in latches
+                or (isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not))
                 or (isinstance(node.test, ast.Compare) and any(
                     isinstance(op, (ast.NotIn, ast.In)) or (isinstance(op, (ast.Is, ast.Eq))
                                                             and isinstance(c, ast.Constant) and c.value is None)
@@ -154,6 +160,46 @@ def _guarded(function: ast.AST) -> set[int]:
     for statement in statements[first + 1:] if first is not None else ():
         found.update(id(n) for n in ast_nodes(statement))
     return found
+
+
+def _self_attribute(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _latch_tested(test: ast.expr) -> str | None:
+    """The twin of FunctionFacts' ``_latch_tested``: X for ``self.X == v`` or ``v != self.X``."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        return None
+    return _self_attribute(test.left) or _self_attribute(test.comparators[0])
+
+
+def _latch_attributes(cls: ast.ClassDef) -> frozenset[str]:
+    """The twin of FunctionFacts' ``latch_attributes``: attributes only ``__init__`` and the
+    branches testing them set."""
+    sets: dict[str, list[tuple[str, ast.AST]]] = {}
+    stepped: set[str] = set()
+    latched: dict[str, set[int]] = {}
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef):
+            continue
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    name = _self_attribute(target)
+                    if name is not None:
+                        sets.setdefault(name, []).append((method.name, node))
+            elif isinstance(node, ast.AugAssign) and _self_attribute(node.target) is not None:
+                stepped.add(_self_attribute(node.target))  # type: ignore[arg-type]
+            elif isinstance(node, ast.If):
+                name = _latch_tested(node.test)
+                if name is not None:
+                    latched.setdefault(name, set()).update(
+                        id(n) for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Assign))
+    return frozenset(name for name, guarded in latched.items() if name not in stepped and any(
+        id(node) in guarded for _, node in sets.get(name, ())) and all(
+        method == "__init__" or id(node) in guarded for method, node in sets.get(name, ())))
 
 
 def _is_filled_test(test: ast.expr) -> bool:
@@ -181,7 +227,7 @@ def _undone(module: _Module, function: ast.FunctionDef) -> frozenset[str]:
     if any(is_cache_decorator(ast_dotted_name(d.func if isinstance(d, ast.Call) else d))
            for d in function.decorator_list):
         return EFFECT_KINDS
-    guarded = _guarded(function)
+    guarded = _guarded(module, function)
     names = {module.canonical(n.func) for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded}
     return frozenset(kind for kind, undoing in UNDONE_BY.items() if names & undoing)
 
@@ -190,7 +236,7 @@ def _direct(module: _Module, function: ast.FunctionDef, graph_mode: bool,
             owner: str | None = None) -> dict[str, tuple[str, tuple]]:
     """What one call of ``function`` does itself (``owner``: its class, for a method)."""
     effects: dict[str, tuple[str, tuple]] = {}
-    guarded = _guarded(function)
+    guarded = _guarded(module, function)
     calls = [n for n in _nodes(function) if type(n) is ast.Call and id(n) not in guarded]
     names = [module.canonical(c.func) for c in calls]
     closes = any(type(n) is ast.Attribute and n.attr == "close" for n in _nodes(function))
@@ -518,7 +564,7 @@ def summarize(raw: bytes, provider: bool, graph_mode: bool) -> dict[str, Any]:
             if found:
                 summary["effects"][fname] = {kind: what for kind, (what, _) in found.items()}
             calls: dict[str, None] = {}
-            guarded = _guarded(function)  # a call under a cache test runs once: it passes nothing on
+            guarded = _guarded(module, function)  # a call under a cache test runs once: it passes nothing on
             for node in _nodes(function):
                 if type(node) is not ast.Call or id(node) in guarded:
                     continue

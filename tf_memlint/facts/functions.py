@@ -88,6 +88,7 @@ class FunctionFacts:
         self._ready = False
         self._graph_mode: bool | None = None
         self._guarded: dict[int, set[int]] = {}
+        self._latch_attributes: dict[int, frozenset[str]] = {}
         self._possible: dict[str, bool] = {}
         self._names: set | None = None
         self.definitions: dict[str, cst.FunctionDef] = {}  # first def of each name, any scope
@@ -538,9 +539,10 @@ class FunctionFacts:
             found = set()
             fresh_graph = self.context.sessions.def_makes_fresh_graph
             body = definition if isinstance(definition, cst.Module) else getattr(definition, "body", definition)
+            latches = self._latches(definition)
             for node in self.context.nodes_in(body):
                 kind = type(node)
-                if (kind is cst.If and _is_cache_test(node.test)) or (
+                if (kind is cst.If and (_is_cache_test(node.test) or _latch_tested(node.test) in latches)) or (
                         kind is cst.With and any(fresh_graph(item.item, definition) for item in node.items)):
                     found.update(id(n) for n in self.context.nodes_in(node.body))
             if isinstance(definition, cst.FunctionDef) and isinstance(definition.body, cst.IndentedBlock):
@@ -551,6 +553,18 @@ class FunctionFacts:
                     found.add(id(statement))
                     found.update(id(n) for n in self.context.nodes_in(statement))
             self._guarded[key] = found
+        return found
+
+    def _latches(self, definition: cst.CSTNode) -> frozenset[str]:
+        """The latch attributes of the class ``definition`` is a method of (``latch_attributes``)."""
+        scope = self.context.scopes.get(definition) if isinstance(definition, cst.FunctionDef) else None
+        home = scope.parent.node if scope is not None and scope.parent is not None else None
+        if not isinstance(home, cst.ClassDef):
+            return frozenset()
+        key = id(home)
+        found = self._latch_attributes.get(key)
+        if found is None:
+            found = self._latch_attributes[key] = latch_attributes(home)
         return found
 
     def _builds_model(self, call: cst.Call, name: str | None) -> bool:
@@ -717,6 +731,58 @@ def _is_cache_test(test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.BooleanOperation):
         return _is_cache_test(test.left) or _is_cache_test(test.right)
     return False
+
+
+def _self_attribute(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _latch_tested(test: cst.BaseExpression) -> str | None:
+    """X for ``self.X == v`` or ``v != self.X`` (one comparison): the test of a latch."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1 \
+            or not isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+        return None
+    return _self_attribute(test.left) or _self_attribute(test.comparisons[0].comparator)
+
+
+def latch_attributes(cls: cst.ClassDef) -> frozenset[str]:
+    """Attributes that only ``__init__`` and the branches testing them set: ``if self.done == 0:
+    ...; self.done = 1`` (a flag), ``if self.dim != dim: self.dim = dim; rebuild()`` (a value).
+    Such a branch runs once, or once per distinct value, not on every call; an attribute set
+    anywhere else (a countdown reset in another method, ``self.wait -= 1``) is no latch."""
+    methods = [m for m in cls.body.body if isinstance(m, cst.FunctionDef)]
+    sets: dict[str, list[tuple[str, cst.CSTNode]]] = {}
+    stepped: set[str] = set()
+    latched: dict[str, set[int]] = {}  # attribute -> ids of the assignments its own tests guard
+    for method in methods:
+        for node in _all_nodes(method):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    name = _self_attribute(target.target)
+                    if name is not None:
+                        sets.setdefault(name, []).append((method.name.value, node))
+            elif isinstance(node, cst.AugAssign) and _self_attribute(node.target) is not None:
+                stepped.add(_self_attribute(node.target))  # type: ignore[arg-type]
+            elif isinstance(node, cst.If):
+                name = _latch_tested(node.test)
+                if name is not None:
+                    latched.setdefault(name, set()).update(
+                        id(n) for n in _all_nodes(node.body) if isinstance(n, cst.Assign))
+    return frozenset(name for name, guarded in latched.items() if name not in stepped and any(
+        id(node) in guarded for _, node in sets.get(name, ())) and all(
+        method == "__init__" or id(node) in guarded for method, node in sets.get(name, ())))
+
+
+def _all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every node under ``node``, nested defs included (a class's facts span its methods)."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        stack.extend(children(current))
+    return found
 
 
 def _is_method(context: TFContext, definition: cst.FunctionDef) -> bool:
