@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import (code_of, contains, dotted_name, ends_loop_after, every_nth_guard, int_literal,
-                               loop_statements, remainder_divisors, target_names)
+from tf_memlint.syntax import (DICT_VIEWS, code_of, contains, dotted_name, ends_loop_after, every_nth_guard,
+                               int_literal, loop_statements, remainder_divisors, target_names)
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -58,7 +58,7 @@ _ITEM_METHODS = frozenset({"iterrows", "itertuples", "readlines", "as_numpy_iter
                            "flow_from_directory", "flow_from_dataframe"})
 # A dict's views, Python 3's and Python 2's (as methods, and as six's functions): a dict's keys
 # are a few names someone wrote, or a model's layers, not items of data.
-_DICT_VIEWS = frozenset({"items", "keys", "values", "iteritems", "iterkeys", "itervalues"})
+_DICT_VIEWS = DICT_VIEWS | {"iter" + view for view in DICT_VIEWS}
 _WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
                        "reversed", "sorted", "list", "tuple", "iter", "progressbar", "track"})
 _RANGES = frozenset({"range", "trange", "tqdm.trange", "tqdm.auto.trange", "xrange"})
@@ -467,7 +467,7 @@ def _iterable(context: TFContext, iterable: cst.BaseExpression, depth: int) -> R
         if isinstance(func, cst.Attribute) and func.attr.value in _ITEM_METHODS:
             return Repetition(PER_ITEM, basis=text)
         if (isinstance(func, cst.Attribute) and func.attr.value in _DICT_VIEWS) \
-                or (short in _DICT_VIEWS and short.startswith("iter")):  # six.iteritems(d), iteritems(d)
+                or (short in _DICT_VIEWS and short.startswith("iter")):  # iteritems(d), imported from six
             if count is not None:
                 return _counted(count, text)
             return _unsized(text)
@@ -564,11 +564,11 @@ def _looks_like_data(text: str) -> bool:
 
 def _data_by_name(text: str) -> Repetition:
     """A loop over what its name says is data (``files``, ``test_list``, ``range(len(images))``,
-    ``range(data_size)``): per item, as a bound named ``epochs`` is per step. Names are how people
-    size loops in code, and on four judged held-out sets 12 of 13 such findings were worth a
-    user's time; a folder's files (``os.listdir``) are not read this way: how many is not in the
-    code, and demos list a handful. Data split into cross-validation folds (``data_folds``,
-    ``x_folds``) is a handful of passes, one model per fold, as a splitter's folds are."""
+    ``range(data_size)``): per item, as a bound named ``epochs`` is per step, since names are how
+    people size loops in code. A folder's files (``os.listdir``) are not read this way: how many
+    is not in the code, and demos list a handful. Data split into cross-validation folds
+    (``data_folds``, ``x_folds``) is a handful of passes, one model per fold, as a splitter's
+    folds are."""
     return _folds(text) or Repetition(PER_ITEM, basis=text)
 
 

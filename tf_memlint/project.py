@@ -176,8 +176,8 @@ def _latch_tested(test: ast.expr) -> str | None:
 
 
 def _latch_attributes(cls: ast.ClassDef) -> frozenset[str]:
-    """The twin of FunctionFacts' ``latch_attributes``: attributes only ``__init__`` and the
-    branches testing them set."""
+    """The twin of ``FunctionFacts._latches``: attributes only ``__init__`` and the branches
+    testing them set."""
     sets: dict[str, list[tuple[str, ast.AST]]] = {}
     stepped: set[str] = set()
     latched: dict[str, set[int]] = {}

@@ -18,6 +18,8 @@ from tf_memlint.walk import recorded_contains, walk
 TQDM_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})
 # Builtins that iterate as many times as their one argument (``enumerate(range(10))``).
 COUNT_KEEPING_CALLS = frozenset({"enumerate", "reversed", "list", "tuple"})
+# A dict's views (``d.items()``).
+DICT_VIEWS = frozenset({"keys", "items", "values"})
 
 _EMPTY_MODULE = cst.Module(body=[])
 # Methods that put their argument into the container they are called on (list, set, deque, dict).

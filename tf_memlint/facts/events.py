@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import all_params, dotted_name
+from tf_memlint.syntax import DICT_VIEWS, all_params, dotted_name
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -106,7 +106,6 @@ def repetition(context: TFContext, node: cst.CSTNode, cls: cst.ClassDef | None) 
 # Laurence Moroney's course notebooks, both the dlaicourse and the deeplearning-ai editions).
 UPLOADS = frozenset({"google.colab.files.upload"})
 WIDGET_EVENT_METHODS = frozenset({"observe", "on_click", "on_submit"})
-_DICT_VIEWS = frozenset({"keys", "items", "values"})
 
 
 def user_paced(context: TFContext, loops: list) -> bool:
@@ -121,7 +120,7 @@ def user_paced(context: TFContext, loops: list) -> bool:
 
 
 def _is_upload(context: TFContext, expr: cst.BaseExpression) -> bool:
-    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _DICT_VIEWS:
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in DICT_VIEWS:
         expr = expr.func.value  # uploaded.keys()
     if isinstance(expr, cst.Name):
         expr = context.value_of(expr, AT_POINT)

@@ -556,15 +556,41 @@ class FunctionFacts:
         return found
 
     def _latches(self, definition: cst.CSTNode) -> frozenset[str]:
-        """The latch attributes of the class ``definition`` is a method of (``latch_attributes``)."""
-        scope = self.context.scopes.get(definition) if isinstance(definition, cst.FunctionDef) else None
-        home = scope.parent.node if scope is not None and scope.parent is not None else None
-        if not isinstance(home, cst.ClassDef):
+        """Attributes of the class ``definition`` is a method of that only ``__init__`` and the
+        branches testing them set: ``if self.done == 0: ...; self.done = 1`` (a flag), ``if
+        self.dim != dim: self.dim = dim; rebuild()`` (a value). Such a branch runs once, or once
+        per distinct value, not on every call; an attribute set anywhere else (a countdown reset
+        in another method, ``self.wait -= 1``) is no latch."""
+        cls = _home_class(self.context, definition) if isinstance(definition, cst.FunctionDef) else None
+        if cls is None:
             return frozenset()
-        key = id(home)
-        found = self._latch_attributes.get(key)
-        if found is None:
-            found = self._latch_attributes[key] = latch_attributes(home)
+        found = self._latch_attributes.get(id(cls))
+        if found is not None:
+            return found
+        nodes_in = self.context.nodes_in
+        sets: dict[str, list[tuple[str, cst.CSTNode]]] = {}
+        stepped: set[str] = set()
+        latched: dict[str, set[int]] = {}  # attribute -> ids of the assignments its own tests guard
+        for method in cls.body.body:
+            if not isinstance(method, cst.FunctionDef):
+                continue
+            for node in nodes_in(method, into_functions=True):
+                if isinstance(node, cst.Assign):
+                    for target in node.targets:
+                        name = _self_attribute(target.target)
+                        if name is not None:
+                            sets.setdefault(name, []).append((method.name.value, node))
+                elif isinstance(node, cst.AugAssign) and _self_attribute(node.target) is not None:
+                    stepped.add(_self_attribute(node.target))  # type: ignore[arg-type]
+                elif isinstance(node, cst.If):
+                    name = _latch_tested(node.test)
+                    if name is not None:
+                        latched.setdefault(name, set()).update(
+                            id(n) for n in nodes_in(node.body, into_functions=True) if isinstance(n, cst.Assign))
+        found = self._latch_attributes[id(cls)] = frozenset(
+            name for name, guarded in latched.items() if name not in stepped
+            and any(id(node) in guarded for _, node in sets.get(name, ()))
+            and all(method == "__init__" or id(node) in guarded for method, node in sets.get(name, ())))
         return found
 
     def _builds_model(self, call: cst.Call, name: str | None) -> bool:
@@ -747,48 +773,16 @@ def _latch_tested(test: cst.BaseExpression) -> str | None:
     return _self_attribute(test.left) or _self_attribute(test.comparisons[0].comparator)
 
 
-def latch_attributes(cls: cst.ClassDef) -> frozenset[str]:
-    """Attributes that only ``__init__`` and the branches testing them set: ``if self.done == 0:
-    ...; self.done = 1`` (a flag), ``if self.dim != dim: self.dim = dim; rebuild()`` (a value).
-    Such a branch runs once, or once per distinct value, not on every call; an attribute set
-    anywhere else (a countdown reset in another method, ``self.wait -= 1``) is no latch."""
-    methods = [m for m in cls.body.body if isinstance(m, cst.FunctionDef)]
-    sets: dict[str, list[tuple[str, cst.CSTNode]]] = {}
-    stepped: set[str] = set()
-    latched: dict[str, set[int]] = {}  # attribute -> ids of the assignments its own tests guard
-    for method in methods:
-        for node in _all_nodes(method):
-            if isinstance(node, cst.Assign):
-                for target in node.targets:
-                    name = _self_attribute(target.target)
-                    if name is not None:
-                        sets.setdefault(name, []).append((method.name.value, node))
-            elif isinstance(node, cst.AugAssign) and _self_attribute(node.target) is not None:
-                stepped.add(_self_attribute(node.target))  # type: ignore[arg-type]
-            elif isinstance(node, cst.If):
-                name = _latch_tested(node.test)
-                if name is not None:
-                    latched.setdefault(name, set()).update(
-                        id(n) for n in _all_nodes(node.body) if isinstance(n, cst.Assign))
-    return frozenset(name for name, guarded in latched.items() if name not in stepped and any(
-        id(node) in guarded for _, node in sets.get(name, ())) and all(
-        method == "__init__" or id(node) in guarded for method, node in sets.get(name, ())))
-
-
-def _all_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """Every node under ``node``, nested defs included (a class's facts span its methods)."""
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        found.append(current)
-        stack.extend(children(current))
-    return found
+def _home_class(context: TFContext, definition: cst.FunctionDef) -> cst.ClassDef | None:
+    """The class whose body holds ``definition``, if it is a method."""
+    scope = context.scopes.get(definition)
+    home = scope.parent if scope is not None else None
+    return home.node if home is not None and isinstance(home.node, cst.ClassDef) else None
 
 
 def _is_method(context: TFContext, definition: cst.FunctionDef) -> bool:
     """A def of a class body: no bare name calls it."""
-    home = context.scopes[definition].parent
-    return home is not None and isinstance(home.node, cst.ClassDef)
+    return _home_class(context, definition) is not None
 
 
 def _is_filled_test(test: cst.BaseExpression) -> bool:
