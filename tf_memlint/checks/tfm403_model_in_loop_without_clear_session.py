@@ -3,17 +3,20 @@ or callback event) without clear_session()."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from tf_memlint.facts.functions import MODEL, RETURNS_MODEL
-from tf_memlint.evidence import SMALL, Repetition
-from tf_memlint.facts.keras import FIT_METHODS, MODEL_BUILD_TRIGGERS
+from tf_memlint.evidence import PER_EPOCH, PER_ITEM, SMALL, UNBOUNDED, UNKNOWN, Repetition, one_sample, repetition_at
+from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.events import TRIAL
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
 from tf_memlint.gate import REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, target_names
+from tf_memlint.walk import walk
 
 
 @register
@@ -78,9 +81,12 @@ class ModelInLoopWithoutClearSession(Rule):
             return
         if self._exempt(node, loops, loops[-1], through_call=False):
             return
+        fit = _fit_of_what_it_builds(context, node, loops[-1])
+        trained = fit is not None and not (fit.args and one_sample(context, fit.args[0].value))
         self.report(node, f"{code_of(node.func)}() builds a Keras model on every iteration without "
                           f"keras.backend.clear_session(): each model's state stays alive; call "
-                          f"clear_session() at the top of the loop (it does not stop the compile+fit leak)")
+                          f"clear_session() at the top of the loop (it does not stop the compile+fit leak)",
+                    repetition=_training_runs(context, node, loops[-1]) if trained else None)
 
     def _exempt(self, node: cst.Call, loops: list, where: cst.CSTNode, through_call: bool) -> bool:
         """The exemptions of every path: the Keras state is cleared on each repetition, the loops
@@ -123,12 +129,18 @@ class ModelInLoopWithoutClearSession(Rule):
         if _loaded_in_this_module(witness) and not self._one_model_per_pass(witness, node, loops):
             return  # TFM408 reports the load itself, where the fix goes: load once and reuse
         chain = context.functions.describe(witness)
+        trained = _trains_what_it_builds(context, witness)
         if loops:
             advice = "build it once before the loop, or call clear_session() at the top of the loop"
+            repetition = _training_runs(context, node, loops[-1]) if trained else None
+        elif trained:  # the request's product: "build it once" cannot apply
+            advice = "call keras.backend.clear_session() when the request is done"
+            repetition = _TRAINING_ENDPOINT
         else:
             advice = "build or load it once (at import or start-up) and reuse it"
+            repetition = None
         self.report(node, f"{label}() builds or loads a Keras model {per} (calls {chain}); each model's "
-                          f"state stays alive; {advice}")
+                          f"state stays alive; {advice}", repetition=repetition)
 
     def _one_model_per_pass(self, witness, node: cst.Call, loops: list) -> bool:
         """The def called here loads (``witness``: itself, no hop between) a model whose path this
@@ -154,7 +166,7 @@ class ModelInLoopWithoutClearSession(Rule):
                               f"keras.backend.clear_session(): every trial's model state stays alive; call "
                               f"clear_session() at the start of the objective")
             return
-        if _fits_what_it_builds(context, node, where):
+        if _fit_of_what_it_builds(context, node, where) is not None:
             # A training endpoint (`/retrain`, a forecast fitted to the posted series): the model
             # is what the request asks for, so "build it once" cannot apply, and such endpoints
             # are called now and then; what stays is the Keras state of each model.
@@ -180,14 +192,69 @@ def _cached_factory(context, call: cst.Call) -> bool:
     return MODEL not in context.functions.summary(target[1]).effects
 
 
-def _fits_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> bool:
-    """``model = build(); ...; model.fit(...)`` in the def ``where``: the model built at ``call``
-    is trained in the same handler."""
+# A whole training run: one model's fit. A request or a loop pass that builds a model and trains
+# it is paced by the training: a search's candidates, folds, restarts until a score, an endpoint
+# that trains what it is sent. Such passes are few, and "build it once" cannot apply.
+_TRAINING_METHODS = frozenset({"fit", "fit_generator"})
+_TRAINING_ENDPOINT = Repetition(SMALL, basis="a training endpoint: each request fits its own model", known=False)
+
+
+def _fit_of_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> cst.Call | None:
+    """``model = build(); ...; model.fit(...)`` in ``where`` (a handler, a loop): the ``fit`` that
+    trains the model built at ``call`` there."""
     names = {name for node in context.nodes_in(where) if isinstance(node, cst.Assign) and node.value is call
              for target in node.targets for name in target_names(target.target)}
-    return bool(names) and any(isinstance(c.func, cst.Attribute) and c.func.attr.value in FIT_METHODS
-                               and isinstance(c.func.value, cst.Name) and c.func.value.value in names
-                               for c in context.calls_in(where))
+    return next((c for c in context.calls_in(where) if names and isinstance(c.func, cst.Attribute)
+                 and c.func.attr.value in _TRAINING_METHODS and isinstance(c.func.value, cst.Name)
+                 and c.func.value.value in names), None)
+
+
+def _trains_what_it_builds(context, witness) -> bool:
+    """The def of this module that builds the model (the last hop of ``witness``) also trains a
+    Keras model: ``def train(config): model = build(config); model.fit(...)``."""
+    home = witness.chain[-1][1] if witness.chain else None
+    return isinstance(home, cst.FunctionDef) and any(
+        isinstance(c.func, cst.Attribute) and c.func.attr.value in _TRAINING_METHODS
+        and context.functions.is_model_static(c.func.value, home) for c in context.calls_in(home))
+
+
+def _training_runs(context, call: cst.Call, loop) -> Repetition | None:
+    """How often a loop that trains the model it builds runs, when the count is not read off the
+    code: a loop over data, epochs or configurations, or ``while True`` left by a ``break`` (retry
+    until a score), runs as many training runs as the work allows: a few, by the nature of the
+    work (inferred, so medium). Known counts, environment steps, loops that never end and a model
+    trained on one sample per pass (per item of the data, surely) keep their grade."""
+    repetition = repetition_at(context, call)
+    few = repetition.kind in (PER_ITEM, PER_EPOCH) or repetition.kind == UNKNOWN and not repetition.unsized_loop \
+        or repetition.kind == UNBOUNDED and _breaks_out(loop)
+    if not few:
+        return None
+    return dataclasses.replace(repetition, basis=f"{repetition.basis}, each pass training a model of its own",
+                               known=False)
+
+
+def _breaks_out(loop: cst.CSTNode) -> bool:
+    """A ``break`` of ``loop`` itself, not of a loop or a def nested in it."""
+    finder = _OwnBreak()
+    walk(loop.body, finder)
+    return finder.found
+
+
+class _OwnBreak(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.found = True
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
 
 
 def _returns_no_model(context, call: cst.Call) -> bool:
