@@ -537,8 +537,9 @@ def _command_line(context: TFContext, expr: cst.BaseExpression, depth: int = 0) 
     return bool(given) and all(arg is not None and _command_line(context, arg, depth + 1) for arg in given)
 
 
-# Names of a model's weights or variables (the last part of a name or attribute).
-_MODEL_PARTS = re.compile(r"^(\w+_)?(weights?|params|parameters|variables|vars|var_list)(_dict|_list)?$", re.I)
+# Names of a model's weights or variables, by a word of the last part of a name or attribute:
+# `weights_dict`, `t_vars`, `self.c_tar_var` (a list of target-network variables).
+_MODEL_PARTS = re.compile(r"(^|_)(weights?|params|parameters|variables|vars?|var_list)(_|$)", re.I)
 
 
 def _taken(context: TFContext, expr: cst.BaseExpression | None) -> int | None:

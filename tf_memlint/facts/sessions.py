@@ -14,7 +14,7 @@ import libcst as cst
 from tf_memlint.facts.base import OPS, any_call
 from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, EAGER_OFF_CALLS
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import Kind, code_of, makes_list
+from tf_memlint.syntax import TF_VARIABLE_LISTINGS, Kind, code_of, makes_list
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -80,9 +80,6 @@ _VARIABLE_CLASSES = frozenset({"tensorflow.Variable", "tensorflow.get_variable"}
 OPTIMIZER_GRAPH_METHODS = frozenset({"minimize", "compute_gradients", "apply_gradients"})
 # A graph variable's methods that add an assign op each time they are called (TF1 graph mode).
 VARIABLE_ASSIGN_METHODS = frozenset({"assign", "assign_add", "assign_sub"})
-# Calls that list the graph's variables: a loop over them iterates over variables.
-_VARIABLE_LISTINGS = frozenset({"trainable_variables", "global_variables", "all_variables", "local_variables",
-                                "model_variables", "get_collection"})
 
 
 def assigns_a_variable(call: cst.Call) -> bool:
@@ -240,7 +237,7 @@ class SessionFacts:
                 listed = self.context.value_of(loop.iter) if isinstance(loop.iter, cst.Name) else loop.iter
                 listing = self.context.call_name(listed) if isinstance(listed, cst.Call) else None
                 return listing is not None and listing.startswith("tensorflow.") \
-                    and listing.rpartition(".")[2] in _VARIABLE_LISTINGS
+                    and listing.rpartition(".")[2] in TF_VARIABLE_LISTINGS
         return False
 
     def is_graph_tensor(self, expr: cst.BaseExpression) -> bool:
