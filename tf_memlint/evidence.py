@@ -884,7 +884,7 @@ def _chosen_iterations(loop: cst.For | cst.While, node: cst.CSTNode) -> tuple[in
 
 def _literal_choices(test: cst.BaseExpression, counters: set) -> int | None:
     """How many values of a counter ``test`` accepts: ``i == 0`` 1, ``i == 3 or i == 7`` 2,
-    ``i in (10, 20, 30)`` 3; None for anything else."""
+    ``i in (10, 20, 30)`` 3, ``i < 2`` 2; None for anything else."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
         left, right = _literal_choices(test.left, counters), _literal_choices(test.right, counters)
         return left + right if left and right else None
@@ -894,6 +894,10 @@ def _literal_choices(test: cst.BaseExpression, counters: set) -> int | None:
     operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
     if isinstance(operator, cst.Equal) and _fixed(right, counters):
         return 1
+    bound = int_literal(right)
+    if bound is not None and bound > 0 and isinstance(operator, (cst.LessThan, cst.LessThanEqual)):
+        # `if x < 1:` on a counter that starts at 0: the first passes only.
+        return bound + isinstance(operator, cst.LessThanEqual)
     if isinstance(operator, cst.In) and isinstance(right, (cst.Tuple, cst.List, cst.Set)) and right.elements \
             and all(_fixed(e.value, counters) for e in right.elements):
         return len(right.elements)

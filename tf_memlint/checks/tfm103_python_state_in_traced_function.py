@@ -207,6 +207,10 @@ class PythonStateInTracedFunction(Rule):
         found = self.context.binding(name)
         if found is None or found.value is None or self.context.value_kind(found.value) is not Kind.PY_CONTAINER:
             return
+        if any(outer.traced and outer.scope is found.scope for outer in self.context.frames[:-1]):
+            # Made in an enclosing traced function (a tf.cond branch appending to its caller's
+            # list): a new container per trace, so its mutations are part of that trace only.
+            return
         if self._slot_guarded(name) or self._deliberate(frame):
             return
         if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign) \
