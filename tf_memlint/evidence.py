@@ -300,7 +300,7 @@ def _event(repeated: str, node: cst.CSTNode) -> Repetition:
     if repeated == "trial":
         # As many trials as the search is given, in one process, each a whole model's training:
         # the objective exists to be run again and again, as a request handler does.
-        return Repetition(PER_TRIAL, basis=f"{name}() runs every trial of study.optimize()")
+        return Repetition(PER_TRIAL, basis=f"{name}() runs every trial of a hyper-parameter search")
     if repeated == "step":
         # The RL library's training loop calls it once per environment step, without end.
         return Repetition(PER_STEP, basis=f"{name}() of an environment runs every environment step")

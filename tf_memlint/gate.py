@@ -86,7 +86,7 @@ from tf_memlint.facts.callers import ENTRY_POINTS
 from tf_memlint.facts.data_shapes import IMPORTED_RESTORED_LOADERS, RESTORED_LOADERS
 from tf_memlint.facts.functions import EFFECT_KINDS
 from tf_memlint.facts.events import (BATCH_HOOKS, ENVIRONMENT_BASE_SUFFIXES, ENVIRONMENT_STEP_METHODS, EPOCH_HOOKS,
-                                     HTTP_METHODS, ROUTE_DECORATORS)
+                                     HTTP_METHODS, ROUTE_DECORATORS, SEARCH_RUNNERS, handed_objective)
 from tf_memlint.facts.keras import (DISTRIBUTED_RUN, KERAS_BASE_CLASSES, KERAS_MODEL_BASES, MINIMIZE,
                                    TRAIN_STEP_WORD, TRAINING_STEP_METHODS)
 from tf_memlint.facts.pipelines import CARDINALITY_CALLS, DECODED_SOURCES, DECODING_PREFIXES, FILE_RECORD_SOURCES
@@ -1340,14 +1340,18 @@ class _Index:
     def _repeated_defs(self) -> list[ast.AST]:
         """Defs that may run once per event (events.repetition): a route decorator, an HTTP,
         batch or epoch hook name, a ``request`` parameter, a method of a gRPC servicer, a def
-        handed to an ``optimize(...)`` call (a search's objective), an environment's step."""
+        handed to a search runner (SEARCH_RUNNERS: a search's objective), an environment's step."""
         if self._repeated is not None:
             return self._repeated
         hooks = HTTP_METHODS | BATCH_HOOKS | EPOCH_HOOKS
-        objectives = {arg.id for call in self.calls
-                      if type(call.func) is ast.Attribute and call.func.attr == "optimize"
-                      for arg in [*call.args[:1], *(k.value for k in call.keywords if k.arg == "func")]
-                      if type(arg) is ast.Name}
+        objectives = set()
+        for call in self.calls:
+            runner = call.func.attr if type(call.func) is ast.Attribute else getattr(call.func, "id", None)
+            if runner in SEARCH_RUNNERS:
+                handed = [arg for position, arg in enumerate(call.args) if handed_objective(runner, position, None)]
+                handed += [k.value for k in call.keywords if k.arg and handed_objective(runner, None, k.arg)]
+                objectives.update(arg.id if type(arg) is ast.Name else arg.attr for arg in handed
+                                  if type(arg) is ast.Name or type(arg) is ast.Attribute)
         found: list[ast.AST] = []
         self._repeated = found
         for node in self.defs:

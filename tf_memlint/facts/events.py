@@ -11,8 +11,9 @@ the body of a loop. ``repetition(def)`` says how often a def runs, as the unit a
     "batch"    Keras ``Callback.on_*batch_begin/end``
     "epoch"    Keras ``Callback.on_epoch_begin/end`` (rules decide what matters per epoch:
                a single ``predict`` per epoch is monitoring, not a finding)
-    "trial"    a hyper-parameter search's objective, handed to Optuna's ``study.optimize``: it
-               runs once per trial, in one process, and builds its model there
+    "trial"    a hyper-parameter search's objective, handed to Optuna's ``study.optimize``,
+               hyperopt's ``fmin``, hyperas's ``optim.minimize(model=...)`` or scikit-optimize's
+               ``gp_minimize``: it runs once per trial, in one process, and builds its model there
     "step"     ``step`` of a Gym / Gymnasium environment (``_step`` of a TF-Agents
                ``PyEnvironment``): the agent's trainer calls it once per environment step,
                millions of times, from a loop in the RL library
@@ -79,7 +80,8 @@ def repetition(context: TFContext, node: cst.CSTNode, cls: cst.ClassDef | None) 
             if isinstance(first, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
                 return REQUEST
     name = node.name.value
-    if cls is None and name in context.facts_of(SearchObjectives).names:
+    objectives = context.facts_of(SearchObjectives)
+    if name in (objectives.names if cls is None else objectives.methods):
         return TRIAL
     if cls is not None:
         bases = _base_names(cls)
@@ -138,20 +140,54 @@ class WidgetCallbacks:
             and call.args and isinstance(call.args[0].value, cst.Name))
 
 
+# The calls of a search library that run an objective once per trial: the call's last name ->
+# (the package it must come from, the keyword naming the objective, whether the first positional
+# argument is it). hyperas's `optim.minimize` takes it only as `model=`: a TF optimizer's
+# `minimize(loss)` is no search.
+SEARCH_RUNNERS = {
+    "optimize": ("optuna", "func", True),
+    "fmin": ("hyperopt", "fn", True),
+    "minimize": ("hyperas", "model", False),
+    "gp_minimize": ("skopt", "func", True),
+    "forest_minimize": ("skopt", "func", True),
+    "gbrt_minimize": ("skopt", "func", True),
+}
+
+
+def handed_objective(runner: str, position: int | None, keyword: str | None) -> bool:
+    """The argument at ``position`` (or named ``keyword``) of a call named ``runner`` is a search's
+    objective (SEARCH_RUNNERS)."""
+    _, objective_keyword, positional = SEARCH_RUNNERS[runner]
+    return keyword == objective_keyword if keyword is not None else positional and position == 0
+
+
 class SearchObjectives:
-    """Names of the functions this module hands to Optuna's ``study.optimize`` (its first
-    argument, or ``func=``), built once per module on first use:
-    ``context.facts_of(SearchObjectives)``."""
+    """Names of the functions (``names``) and of this module's methods handed as ``self.name``
+    (``methods``) that a search library's runner calls once per trial (SEARCH_RUNNERS), built
+    once per module on first use: ``context.facts_of(SearchObjectives)``."""
 
     def __init__(self, context: TFContext) -> None:
-        names = set()
-        if any(module.split(".")[0] == "optuna" for module in context.aliases.values()):
+        names: set[str] = set()
+        methods: set[str] = set()
+        packages = {module.split(".")[0] for module in context.aliases.values()}
+        runners = {name for name, (package, _, _) in SEARCH_RUNNERS.items() if package in packages}
+        if runners:
             # Every call, in defs too: `study.optimize(objective)` is often in main().
             for call in context.nodes_in(context.module, into_functions=True):
-                if type(call) is cst.Call and isinstance(call.func, cst.Attribute) \
-                        and call.func.attr.value == "optimize":
-                    names.update(arg.value.value for arg in call.args
-                                 if isinstance(arg.value, cst.Name)
-                                 and (arg.keyword is None and arg is call.args[0]
-                                      or arg.keyword is not None and arg.keyword.value == "func"))
+                if type(call) is not cst.Call:
+                    continue
+                func = call.func
+                runner = func.attr.value if isinstance(func, cst.Attribute) else \
+                    func.value if isinstance(func, cst.Name) else None
+                if runner not in runners:
+                    continue
+                for position, arg in enumerate(call.args):
+                    if not handed_objective(runner, position, arg.keyword.value if arg.keyword else None):
+                        continue
+                    if isinstance(arg.value, cst.Name):
+                        names.add(arg.value.value)
+                    elif isinstance(arg.value, cst.Attribute) and isinstance(arg.value.value, cst.Name) \
+                            and arg.value.value.value == "self":
+                        methods.add(arg.value.attr.value)
         self.names = frozenset(names)
+        self.methods = frozenset(methods)
