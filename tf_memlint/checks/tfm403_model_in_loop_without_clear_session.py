@@ -8,7 +8,7 @@ import dataclasses
 import libcst as cst
 
 from tf_memlint.facts.functions import MODEL, RETURNS_MODEL
-from tf_memlint.evidence import PER_EPOCH, PER_ITEM, SMALL, UNBOUNDED, UNKNOWN, Repetition, one_sample, repetition_at
+from tf_memlint.evidence import PER_EPOCH, PER_ITEM, PER_STEP, SMALL, UNBOUNDED, UNKNOWN, Repetition, one_sample, repetition_at
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.events import TRIAL
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
@@ -82,7 +82,12 @@ class ModelInLoopWithoutClearSession(Rule):
         if self._exempt(node, loops, loops[-1], through_call=False):
             return
         fit = _fit_of_what_it_builds(context, node, loops[-1])
-        trained = fit is not None and not (fit.args and one_sample(context, fit.args[0].value))
+        if fit is None:
+            frame = context.function
+            target = context.functions.resolve(node, frame.node if frame is not None else None)
+            trained = target is not None and _def_trains(context, target[1])  # a factory that fits
+        else:
+            trained = not (fit.args and one_sample(context, fit.args[0].value))
         self.report(node, f"{code_of(node.func)}() builds a Keras model on every iteration without "
                           f"keras.backend.clear_session(): each model's state stays alive; call "
                           f"clear_session() at the top of the loop (it does not stop the compile+fit leak)",
@@ -129,7 +134,8 @@ class ModelInLoopWithoutClearSession(Rule):
         if _loaded_in_this_module(witness) and not self._one_model_per_pass(witness, node, loops):
             return  # TFM408 reports the load itself, where the fix goes: load once and reuse
         chain = context.functions.describe(witness)
-        trained = _trains_what_it_builds(context, witness)
+        home = witness.chain[-1][1] if witness.chain else None  # the def of this module that builds
+        trained = isinstance(home, cst.FunctionDef) and _def_trains(context, home)
         if loops:
             advice = "build it once before the loop, or call clear_session() at the top of the loop"
             repetition = _training_runs(context, node, loops[-1]) if trained else None
@@ -209,23 +215,21 @@ def _fit_of_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> cst.C
                  and c.func.value.value in names), None)
 
 
-def _trains_what_it_builds(context, witness) -> bool:
-    """The def of this module that builds the model (the last hop of ``witness``) also trains a
-    Keras model: ``def train(config): model = build(config); model.fit(...)``."""
-    home = witness.chain[-1][1] if witness.chain else None
-    return isinstance(home, cst.FunctionDef) and any(
-        isinstance(c.func, cst.Attribute) and c.func.attr.value in _TRAINING_METHODS
-        and context.functions.is_model_static(c.func.value, home) for c in context.calls_in(home))
+def _def_trains(context, definition: cst.FunctionDef) -> bool:
+    """``definition``, which builds a model, also trains a Keras model: ``def train(config):
+    model = build(config); model.fit(...)``."""
+    return any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _TRAINING_METHODS
+               and context.functions.is_model_static(c.func.value, definition) for c in context.calls_in(definition))
 
 
 def _training_runs(context, call: cst.Call, loop) -> Repetition | None:
     """How often a loop that trains the model it builds runs, when the count is not read off the
-    code: a loop over data, epochs or configurations, or ``while True`` left by a ``break`` (retry
-    until a score), runs as many training runs as the work allows: a few, by the nature of the
-    work (inferred, so medium). Known counts, environment steps, loops that never end and a model
-    trained on one sample per pass (per item of the data, surely) keep their grade."""
+    code: a loop over data, steps, epochs or configurations, ``while not done`` or ``while True``
+    left by a ``break`` (retry until a score), runs as many training runs as the work allows: a
+    few, by the nature of the work (inferred, so medium). Known counts, loops that never end and
+    a model trained on one sample per pass (per item of the data, surely) keep their grade."""
     repetition = repetition_at(context, call)
-    few = repetition.kind in (PER_ITEM, PER_EPOCH) or repetition.kind == UNKNOWN and not repetition.unsized_loop \
+    few = repetition.kind in (PER_ITEM, PER_EPOCH, PER_STEP) or repetition.kind == UNKNOWN and not repetition.unsized_loop \
         or repetition.kind == UNBOUNDED and _breaks_out(loop)
     if not few:
         return None
