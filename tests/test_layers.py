@@ -21,7 +21,7 @@ PACKAGE = Path(tf_memlint.__file__).parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("syntax", ("walk", "syntax")),
     ("names and scopes", ("names", "scopes")),
-    ("evidence", ("evidence", "grading")),
+    ("evidence", ("command_line", "evidence", "grading")),
     ("domain facts", ("facts", "facts.*")),
     ("context", ("context",)),
     ("rule framework", ("rule", "gate")),

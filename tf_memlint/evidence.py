@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tf_memlint.command_line import OptionDefaults
 from tf_memlint.scopes import AT_POINT
 from tf_memlint.syntax import (DICT_VIEWS, code_of, contains, dotted_name, ends_loop_after, every_nth_guard,
                                int_literal, loop_statements, remainder_divisors, target_names)
@@ -636,6 +637,13 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
         if start is not None:
             most = max(passed)
             return _counted(max(0, most - start), f"{text}, {code_of(bound)}={most} where it is called")
+    option = context.facts_of(OptionDefaults).default_of(bound)
+    if option is not None:
+        # range(args.rounds) with `--rounds` defaulting to 3: the count a run gets unless the
+        # user passes another value.
+        start = int_literal(bounds[0]) if len(bounds) >= 2 else 0
+        if start is not None:
+            return _counted(max(0, option[1] - start), f"{text}, {option[0]}={option[1]} by default")
     if len(bounds) < 2 or isinstance(bounds[0], cst.Integer):
         window = _windowed_length(context, bound)
         if window is not None:

@@ -166,6 +166,8 @@ class ModelInLoopWithoutClearSession(Rule):
         if self._exempt(node, [], where, through_call=False) or not first_time(self._reach_places, where):
             return
         if context.repeated_scope == TRIAL:
+            if _returns_what_it_builds(context, node, where):
+                return  # `return {"loss": ..., "model": net}`: the search keeps every model on purpose
             # A search's objective builds and fits its model by design: what it must not do is
             # keep every trial's Keras state in the one process the search runs in.
             self.report(node, f"{code_of(node.func)}() builds a Keras model per trial without "
@@ -259,6 +261,22 @@ class _OwnBreak(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
+
+
+def _returns_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> bool:
+    """``net = build(); ...; return {"loss": loss, "model": net}`` in the def ``where``: the model
+    built at ``call`` leaves with the result (hyperas's template), which the search keeps."""
+    names = {name for node in context.nodes_in(where) if isinstance(node, cst.Assign) and node.value is call
+             for target in node.targets for name in target_names(target.target)}
+    def parts(value: cst.BaseExpression) -> list:
+        if isinstance(value, (cst.Tuple, cst.List)):
+            return [e.value for e in value.elements]
+        if isinstance(value, cst.Dict):
+            return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+        return [value]
+    return bool(names) and any(isinstance(node, cst.Return) and node.value is not None and any(
+        isinstance(part, cst.Name) and part.value in names for part in parts(node.value))
+        for node in context.nodes_in(where))
 
 
 def _returns_no_model(context, call: cst.Call) -> bool:
