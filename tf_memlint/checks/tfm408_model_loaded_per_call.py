@@ -105,7 +105,7 @@ class ModelLoadedPerCall(Rule):
         loops = context.loops_running(node)
         if loops:
             if keras_model or runs_fewer_than_counting_splitters(context, loops, self.settings["load_loop_min_iterations"]) \
-                    or context.keras.is_kept(node, loops[-1]):
+                    or context.keras.is_kept(node, loops[-1]) or _loads_what_the_pass_names(context, node, loops):
                 return
             if first_time(self._places, loops[-1]):
                 self.report(node, f"{code_of(node.func)}() loads a model on every iteration: each load "
@@ -207,3 +207,15 @@ def _bound_name(context, definition: cst.FunctionDef, call: cst.Call) -> str | N
 
 def _mentions(context, node: cst.CSTNode, names: set[str]) -> bool:
     return any(isinstance(n, cst.Name) and n.value in names for n in context.nodes_in(node))
+
+
+def _loads_what_the_pass_names(context, load: cst.Call, loops: list) -> bool:
+    """The load's path is what its one loop changes (``for name in saved_models: model =
+    tf.saved_model.load(os.path.join(root, name))``): a different model each pass, nothing to load
+    once before the loop; under a second loop the same models are loaded again. The in-loop form
+    of ``keras.one_model_per_pass``."""
+    path = load.args[0].value if load.args and load.args[0].keyword is None else None
+    if path is None or len(loops) != 1:
+        return False
+    changing = context.keras.names_changing_in(loops[0])
+    return any(isinstance(n, cst.Name) and n.value in changing for n in [path, *context.nodes_in(path)])
