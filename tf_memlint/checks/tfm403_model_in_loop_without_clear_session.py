@@ -207,11 +207,16 @@ _TRAINING_METHODS = frozenset({"fit", "fit_generator"})
 _TRAINING_ENDPOINT = Repetition(SMALL, basis="a training endpoint: each request fits its own model", known=False)
 
 
+def _names_bound_to(context, call: cst.Call, where: cst.CSTNode) -> set[str]:
+    """The names ``where`` binds to what ``call`` returns (``model = build()``)."""
+    return {name for node in context.nodes_in(where) if isinstance(node, cst.Assign) and node.value is call
+            for target in node.targets for name in target_names(target.target)}
+
+
 def _fit_of_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> cst.Call | None:
     """``model = build(); ...; model.fit(...)`` in ``where`` (a handler, a loop): the ``fit`` that
     trains the model built at ``call`` there."""
-    names = {name for node in context.nodes_in(where) if isinstance(node, cst.Assign) and node.value is call
-             for target in node.targets for name in target_names(target.target)}
+    names = _names_bound_to(context, call, where)
     return next((c for c in context.calls_in(where) if names and isinstance(c.func, cst.Attribute)
                  and c.func.attr.value in _TRAINING_METHODS and isinstance(c.func.value, cst.Name)
                  and c.func.value.value in names), None)
@@ -266,8 +271,8 @@ class _OwnBreak(cst.CSTVisitor):
 def _returns_what_it_builds(context, call: cst.Call, where: cst.CSTNode) -> bool:
     """``net = build(); ...; return {"loss": loss, "model": net}`` in the def ``where``: the model
     built at ``call`` leaves with the result (hyperas's template), which the search keeps."""
-    names = {name for node in context.nodes_in(where) if isinstance(node, cst.Assign) and node.value is call
-             for target in node.targets for name in target_names(target.target)}
+    names = _names_bound_to(context, call, where)
+
     def parts(value: cst.BaseExpression) -> list:
         if isinstance(value, (cst.Tuple, cst.List)):
             return [e.value for e in value.elements]
