@@ -37,8 +37,8 @@ from tf_memlint.facts.splits import SplitFacts
 from tf_memlint.facts.tracing import TracingFacts
 from tf_memlint.names import canonical
 from tf_memlint.scopes import AT_POINT, STATIC, Binding, Frame, Resolution, Scope, collect  # noqa: F401
-from tf_memlint.syntax import (COUNT_KEEPING_CALLS, TF_VARIABLE_LISTINGS, TQDM_RANGES, Kind, dotted_name,
-                               int_literal, is_self_attribute, subclasses, target_names)
+from tf_memlint.syntax import (COUNT_KEEPING_CALLS, TQDM_RANGES, Kind, dotted_name, int_literal,
+                               is_self_attribute, is_variable_listing, subclasses, target_names)
 from tf_memlint.walk import children
 
 _Facts = TypeVar("_Facts")
@@ -424,8 +424,7 @@ class TFContext:
             if self.is_dataset(expr):
                 return Kind.DATASET
             name = self.call_name(expr)
-            if name is not None and name.startswith("tensorflow.") \
-                    and name.rpartition(".")[2] in TF_VARIABLE_LISTINGS:
+            if is_variable_listing(name):
                 return Kind.PY_CONTAINER
             if name is not None and name.startswith("tensorflow.") \
                     and name.split(".")[1] not in _NOT_TENSOR_NAMESPACES:

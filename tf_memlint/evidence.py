@@ -628,21 +628,19 @@ def _range_by_name(context: TFContext, call: cst.Call, text: str) -> Repetition:
     if bound is None:
         return _unsized(text)
     words = re.sub(r"\W+", "_", code_of(bound))  # args.epochs, conf['ENV']['max_timesteps']
-    passed = None if _EPOCH_WORDS.search(words.lower()) else _parameter_ints(context, bound)
-    if passed is not None:
-        # range(steps_ahead) in `def forecast(model, window, steps_ahead)` called with 4: the
-        # callers of this module decide the count. Not an epoch count: what runs per epoch is
-        # read as such below, whatever the number of epochs.
-        start = int_literal(bounds[0]) if len(bounds) >= 2 else 0
-        if start is not None:
+    start = int_literal(bounds[0]) if len(bounds) >= 2 else 0
+    if start is not None:
+        passed = None if _EPOCH_WORDS.search(words.lower()) else _parameter_ints(context, bound)
+        if passed is not None:
+            # range(steps_ahead) in `def forecast(model, window, steps_ahead)` called with 4: the
+            # callers of this module decide the count. Not an epoch count: what runs per epoch is
+            # read as such below, whatever the number of epochs.
             most = max(passed)
             return _counted(max(0, most - start), f"{text}, {code_of(bound)}={most} where it is called")
-    option = context.facts_of(OptionDefaults).default_of(bound)
-    if option is not None:
-        # range(args.rounds) with `--rounds` defaulting to 3: the count a run gets unless the
-        # user passes another value.
-        start = int_literal(bounds[0]) if len(bounds) >= 2 else 0
-        if start is not None:
+        option = context.facts_of(OptionDefaults).default_of(bound)
+        if option is not None:
+            # range(args.rounds) with `--rounds` defaulting to 3: the count a run gets unless the
+            # user passes another value.
             return _counted(max(0, option[1] - start), f"{text}, {option[0]}={option[1]} by default")
     if len(bounds) < 2 or isinstance(bounds[0], cst.Integer):
         window = _windowed_length(context, bound)

@@ -39,7 +39,8 @@ from typing import Any
 
 from tf_memlint.facts.callers import COMMON_METHODS
 from tf_memlint.facts.functions import (EFFECT_KINDS, METHOD_CALLERS, MODEL, OPS, PREDICT, RETURNED, RETURNS_MODEL,
-                                       RETURNS_SESSION, RUNS_SESSION, SESSION, UNDONE_BY, is_cache_decorator)
+                                       RETURNS_SESSION, RUNS_SESSION, SESSION, UNDONE_BY, is_cache_decorator,
+                                       latches_among)
 from tf_memlint.facts.keras import (KERAS_APPLICATIONS, KERAS_MODEL_BUILDERS, graph_mode_keras, is_view_inputs,
                                    tf2_keras)
 from tf_memlint.facts.sessions import (INTERACTIVE_SESSION, SESSION_CLASSES, SESSION_NAME, SESSION_RUN_METHODS,
@@ -177,7 +178,7 @@ def _latch_tested(test: ast.expr) -> str | None:
 
 def _latch_attributes(cls: ast.ClassDef) -> frozenset[str]:
     """The twin of ``FunctionFacts._latches``: attributes only ``__init__`` and the branches
-    testing them set."""
+    testing them set (``latches_among`` decides, for both)."""
     sets: dict[str, list[tuple[str, ast.AST]]] = {}
     stepped: set[str] = set()
     latched: dict[str, set[int]] = {}
@@ -197,9 +198,7 @@ def _latch_attributes(cls: ast.ClassDef) -> frozenset[str]:
                 if name is not None:
                     latched.setdefault(name, set()).update(
                         id(n) for statement in node.body for n in ast.walk(statement) if isinstance(n, ast.Assign))
-    return frozenset(name for name, guarded in latched.items() if name not in stepped and any(
-        id(node) in guarded for _, node in sets.get(name, ())) and all(
-        method == "__init__" or id(node) in guarded for method, node in sets.get(name, ())))
+    return latches_among(sets, stepped, latched)
 
 
 def _is_filled_test(test: ast.expr) -> bool:

@@ -16,9 +16,14 @@ from tf_memlint.walk import recorded_contains, walk
 
 # TF1 calls that list the graph's variables or a collection: a Python list, whose `[0]` is a
 # list's item, not a tensor sliced by a new op.
-TF_VARIABLE_LISTINGS = frozenset({"trainable_variables", "global_variables", "all_variables", "local_variables",
+_TF_VARIABLE_LISTINGS = frozenset({"trainable_variables", "global_variables", "all_variables", "local_variables",
                                   "model_variables", "moving_average_variables", "get_collection",
                                   "get_collection_ref"})
+
+
+def is_variable_listing(name: str | None) -> bool:
+    """``name`` (a call's canonical name) is one of _TF_VARIABLE_LISTINGS."""
+    return name is not None and name.startswith("tensorflow.") and name.rpartition(".")[2] in _TF_VARIABLE_LISTINGS
 
 # ``trange(...)``: tqdm's range with a progress bar, called as range is.
 TQDM_RANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.std.trange"})

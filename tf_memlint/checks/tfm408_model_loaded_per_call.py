@@ -215,7 +215,4 @@ def _loads_what_the_pass_names(context, load: cst.Call, loops: list) -> bool:
     once before the loop; under a second loop the same models are loaded again. The in-loop form
     of ``keras.one_model_per_pass``."""
     path = load.args[0].value if load.args and load.args[0].keyword is None else None
-    if path is None or len(loops) != 1:
-        return False
-    changing = context.keras.names_changing_in(loops[0])
-    return any(isinstance(n, cst.Name) and n.value in changing for n in [path, *context.nodes_in(path)])
+    return path is not None and context.keras.changes_each_pass(path, loops)

@@ -587,10 +587,7 @@ class FunctionFacts:
                     if name is not None:
                         latched.setdefault(name, set()).update(
                             id(n) for n in nodes_in(node.body, into_functions=True) if isinstance(n, cst.Assign))
-        found = self._latch_attributes[id(cls)] = frozenset(
-            name for name, guarded in latched.items() if name not in stepped
-            and any(id(node) in guarded for _, node in sets.get(name, ()))
-            and all(method == "__init__" or id(node) in guarded for method, node in sets.get(name, ())))
+        found = self._latch_attributes[id(cls)] = latches_among(sets, stepped, latched)
         return found
 
     def _builds_model(self, call: cst.Call, name: str | None) -> bool:
@@ -757,6 +754,18 @@ def _is_cache_test(test: cst.BaseExpression) -> bool:
     if isinstance(test, cst.BooleanOperation):
         return _is_cache_test(test.left) or _is_cache_test(test.right)
     return False
+
+
+def latches_among(sets: dict[str, list[tuple[str, Any]]], stepped: set[str],
+                  latched: dict[str, set[int]]) -> frozenset[str]:
+    """The latch attributes of a class, from what its methods do to ``self`` attributes (both
+    trees collect these, FunctionFacts._latches and project.py): ``sets`` attribute -> (method,
+    assignment) pairs, ``stepped`` the attributes augmented anywhere, ``latched`` attribute -> ids
+    of the assignments under its own tests. A latch is set under its own test, and elsewhere only
+    in ``__init__``."""
+    return frozenset(name for name, guarded in latched.items() if name not in stepped
+                     and any(id(node) in guarded for _, node in sets.get(name, ()))
+                     and all(method == "__init__" or id(node) in guarded for method, node in sets.get(name, ())))
 
 
 def _self_attribute(node: cst.CSTNode) -> str | None:

@@ -366,15 +366,21 @@ class KerasFacts:
         the load reads a path the caller chooses (``load_chosen_by_caller``) and the site passes for
         it what its one loop changes (``for folder in results: evaluate(folder + "/model.h5")``).
         Under a second loop (per chunk, per epoch) the same models are loaded again."""
-        if len(loops) != 1 or not isinstance(site, cst.Call):
+        if not isinstance(site, cst.Call):
             return False
-        changing = self.names_changing_in(loops[0])
         for param in self.load_chosen_by_caller(definition, load):
             arg = self.context.functions.argument_at(definition, param, site)
-            if arg is not None and any(isinstance(n, cst.Name) and n.value in changing
-                                       for n in [arg, *self.context.nodes_in(arg)]):
+            if arg is not None and self.changes_each_pass(arg, loops):
                 return True
         return False
+
+    def changes_each_pass(self, expr: cst.BaseExpression, loops: list) -> bool:
+        """``expr`` reads a name that the one loop of ``loops`` rebinds on each pass (a different
+        value every pass); under a second loop (per chunk, per epoch) the same values come again."""
+        if len(loops) != 1:
+            return False
+        changing = self.names_changing_in(loops[0])
+        return any(isinstance(n, cst.Name) and n.value in changing for n in [expr, *self.context.nodes_in(expr)])
 
     def loads_a_model_per_pass(self, definition: cst.FunctionDef, site: cst.CSTNode, loops: list) -> bool:
         """``site``, a call of ``definition`` run by ``loops``, loads a different model on each pass

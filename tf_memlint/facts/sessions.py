@@ -14,7 +14,7 @@ import libcst as cst
 from tf_memlint.facts.base import OPS, any_call
 from tf_memlint.facts.keras import CLEAR_SESSION_CALLS, EAGER_OFF_CALLS
 from tf_memlint.scopes import AT_POINT
-from tf_memlint.syntax import TF_VARIABLE_LISTINGS, Kind, code_of, makes_list
+from tf_memlint.syntax import Kind, code_of, is_variable_listing, makes_list
 
 if TYPE_CHECKING:
     from tf_memlint.context import TFContext
@@ -235,9 +235,7 @@ class SessionFacts:
         for loop in reversed(self.context.open_loops):
             if isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and loop.target.value == expr.value:
                 listed = self.context.value_of(loop.iter) if isinstance(loop.iter, cst.Name) else loop.iter
-                listing = self.context.call_name(listed) if isinstance(listed, cst.Call) else None
-                return listing is not None and listing.startswith("tensorflow.") \
-                    and listing.rpartition(".")[2] in TF_VARIABLE_LISTINGS
+                return isinstance(listed, cst.Call) and is_variable_listing(self.context.call_name(listed))
         return False
 
     def is_graph_tensor(self, expr: cst.BaseExpression) -> bool:
