@@ -7,7 +7,7 @@ import dataclasses
 import libcst as cst
 
 from tf_memlint.context import AT_POINT, STATIC
-from tf_memlint.evidence import (ONCE_HERE, PER_ITEM, Repetition, evidence_at, one_sample, rebound_value,
+from tf_memlint.evidence import (ONCE_HERE, PER_ITEM, PER_REQUEST, Repetition, evidence_at, one_sample, rebound_value,
                                  repetition_at)
 from tf_memlint.facts.callers import CallerFacts
 from tf_memlint.facts.events import BATCH, REQUEST, STEP, user_paced
@@ -15,7 +15,7 @@ from tf_memlint.facts.functions import MODEL, PREDICT, Witness
 from tf_memlint.facts.keras import MODEL_BUILD_TRIGGERS
 from tf_memlint.facts.repetition import (first_time, open_loops_run_fewer_than,
                                          runs_fewer_than_counting_splitters, where_repeated)
-from tf_memlint.gate import MODEL_METHOD, REPEATED, Inside
+from tf_memlint.gate import ENTRY_CALLED, MODEL_METHOD, REPEATED, Inside
 from tf_memlint.rule import Rule, register
 from tf_memlint.syntax import code_of, runs_every_nth, string_keyed
 
@@ -54,7 +54,9 @@ class PredictInLoop(Rule):
     # in a loop or a request/batch handler, or in a function one calls (_through_call); in the
     # command, a call there of another module's function that predicts
     # a Keras model's own method predicting on itself, run per call from outside (_own_predict)
-    structure = Inside(REPEATED, {".predict", PREDICT}) | Inside(MODEL_METHOD, {".predict"})
+    # a model's predict in an entry point of a class holding it, on one sample (_in_entry_point)
+    structure = Inside(REPEATED, {".predict", PREDICT}) | Inside(MODEL_METHOD, {".predict"}) | Inside(
+        ENTRY_CALLED, {".predict"})
     options = {
         "predict_loop_min_iterations": (
             10, "loops known to run fewer times than this are not reported"),
@@ -67,6 +69,9 @@ class PredictInLoop(Rule):
         # `self.predict(x)` in a method of a Keras model class: reported after the walk when
         # the method runs per call (its callers' loops, an entry point).
         self._own_predicts: list[tuple[cst.Call, cst.FunctionDef, object]] = []
+        # `self.model.predict(x[None])` in an entry point of a class holding a model (a wrapper's
+        # `predict`, an agent's `act`): reported after the walk when nothing here calls it.
+        self._entry_predicts: list[tuple[cst.Call, cst.FunctionDef, bool, object]] = []
 
     def leave_Module(self, node: cst.Module) -> None:
         keras = self.context.keras
@@ -78,6 +83,19 @@ class PredictInLoop(Rule):
             self.findings.append((call, f"self.predict() in {name}() of a Keras model pays predict's set-up cost "
                                         f"on every call of {name}(); call the model directly, "
                                         f"self(x, training=False)", dataclasses.replace(evidence, repetition=repetition)))
+        for call, method, assumed, evidence in self._entry_predicts:
+            if self._callers.called_here(method):
+                continue  # its callers here decide: _through_call reports at their loop
+            repetition = self._callers.repetition_of_def(method, keras.is_model_build)
+            if repetition is None or repetition.kind != PER_REQUEST or not first_time(self._reach_places, method):
+                continue
+            model, name = code_of(call.func.value), method.name.value
+            self.findings.append((call, f"{model}.predict() on one sample in {name}(), which is made to be "
+                                        f"called once per input, pays predict's set-up cost on every call; call "
+                                        f"{model}(x, training=False)", dataclasses.replace(
+                                            evidence, repetition=dataclasses.replace(
+                                                repetition, basis=f"{repetition.basis}; one sample per call",
+                                                known=repetition.known and not assumed))))
 
     def visit_Call(self, node: cst.Call) -> None:
         self._callers.observe(node)
@@ -95,11 +113,17 @@ class PredictInLoop(Rule):
         if context.in_traced_function or not context.keras.is_model(func.value) \
                 or context.keras.overrides(func.value, "predict"):
             self._through_call(node)  # self.model.predict() of a class of this module
-            self._in_handler(node)  # a global model (`global model`) in a handler
+            # a global model (`global model`) in a handler; a model one binding of the attribute
+            # builds, in an entry point
+            if not self._in_handler(node) and not context.in_traced_function \
+                    and not context.keras.overrides(func.value, "predict") and not context.open_loops \
+                    and context.functions.is_model_static(func.value, self._def()):
+                self._in_entry_point(node, assumed=True)
             return  # not Keras's predict: the model's own class defines a predict method
         loops = context.loops_running(node)
         if not loops:
-            self._in_handler(node)  # per request / per batch (facts/events.py)
+            if not self._in_handler(node):  # per request / per batch (facts/events.py)
+                self._in_entry_point(node)
             return
         if self._exempt_loops(node, loops, through_call=False) or self._new_model_in(func.value, loops[-1]):
             return
@@ -181,24 +205,44 @@ class PredictInLoop(Rule):
         here, there = built[1].chain[-1][1], predicts.chain[-1][1]
         return here is there or (isinstance(here, str) and here == there)
 
-    def _in_handler(self, node: cst.Call) -> None:
-        """``model.predict(x)`` written in a request handler or a per-batch callback hook."""
+    def _in_handler(self, node: cst.Call) -> bool:
+        """``model.predict(x)`` written in a request handler or a per-batch callback hook; whether
+        it stands in one."""
         context = self.context
         if context.open_loops:
-            return
+            return False
         place = where_repeated(context, node, units=(REQUEST, BATCH, STEP))
         if place is None:
-            return
+            return False
         where, per = place
         model = node.func.value  # type: ignore[attr-defined]
         if not (context.keras.is_model(model) or context.functions.is_model_static(model, where)) \
                 or context.keras.overrides(model, "predict"):
-            return
+            return True
         if self._new_model_in(model, where) or not first_time(self._reach_places, where):
-            return
+            return True
         name = code_of(model)
         self.report(node, f"{name}.predict() {per} pays its set-up cost on every call; call "
                           f"{name}(x, training=False) instead")
+        return True
+
+    def _in_entry_point(self, node: cst.Call, assumed: bool = False) -> None:
+        """``self.model.predict(x[None])`` in a method of a class that holds the model: one sample
+        per call says the method runs once per input; whether something calls it again and
+        again is decided after the walk (``CallerFacts.repetition_of_def``). ``assumed``: one of
+        the attribute's bindings builds a model, not every one."""
+        context = self.context
+        frame, owner = context.function, context.enclosing_class
+        model = node.func.value  # type: ignore[attr-defined]
+        if frame is None or owner is None or not isinstance(frame.node, cst.FunctionDef) \
+                or not isinstance(model, cst.Attribute) or code_of(model).split(".")[0] != "self" \
+                or not one_sample(context, node.args[0].value):
+            return
+        if context.scopes[frame.node].parent is None or context.scopes[frame.node].parent.node is not owner:
+            return  # a def nested in a method
+        if self._new_model_in(model, frame.node):
+            return
+        self._entry_predicts.append((node, frame.node, assumed, evidence_at(context, node, ONCE_HERE)))
 
     def _own_predict(self, node: cst.Call) -> None:
         """``self.predict(x)`` in a method of a class of this module that is a Keras model and does

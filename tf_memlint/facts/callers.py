@@ -108,6 +108,10 @@ class CallerFacts:
         included) calls ``definition`` (observed calls only)."""
         return any(site.caller is None for site in self._sites.get(id(definition), ()))
 
+    def called_here(self, definition: cst.FunctionDef) -> bool:
+        """Some observed call of this module runs ``definition``."""
+        return bool(self._sites.get(id(definition)))
+
     def holds_model(self, cls: cst.ClassDef, is_model_value) -> bool:
         """``cls`` is a Keras model, or one of its methods binds ``self.<attr>`` to a value that
         ``is_model_value`` says is a model (built, loaded)."""
