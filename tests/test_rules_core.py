@@ -85,3 +85,24 @@ def test_opt_in_rules_run_only_when_selected(monkeypatch):
     assert "TFM199" in enabled_codes(extend_select=["TFM199"])
     assert enabled_codes(select=["TFM199"]) == ["TFM199"]
     assert "TFM199" not in enabled_codes(extend_select=["TFM199"], ignore=["TFM199"])
+
+
+def test_code_that_never_runs_is_found_by_its_syntax_alone():
+    """syntax.never_run: the tail of a block after raise/return/sys.exit(), the body of
+    `if False:`, the else of `if True:`; a notebook's later cells run whatever an earlier raised."""
+    import libcst as cst
+
+    from tf_memlint.syntax import never_run
+
+    source = ("import sys\n"
+              "def f(x):\n    return x\n    g(x)\n"
+              "if True:\n    a()\nelse:\n    b()\n"
+              "if False:\n    c()\n"
+              "while x:\n    if x:\n        break\n        d()\n"
+              "sys.exit(0)\n"
+              "e()\n")
+    module = cst.parse_module(source)
+    dead = [module.code_for_node(n).strip() for n in never_run(module)]
+    assert dead == ["g(x)", "else:\n    b()", "c()", "d()", "e()"], dead
+    cells = [module.code_for_node(n).strip() for n in never_run(module, cells=True)]
+    assert cells == dead[:-1], cells

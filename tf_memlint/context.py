@@ -461,7 +461,7 @@ class TFContext:
                 return min(known) if known else None
             if isinstance(iterable, cst.Name):
                 value = self.value_of(iterable, AT_POINT)
-                if isinstance(value, (cst.List, cst.Tuple)):
+                if isinstance(value, (cst.List, cst.Tuple, cst.Set)):
                     return self.trip_count(value)
             if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Attribute) \
                     and iterable.func.attr.value == "take" and len(iterable.args) == 1:
@@ -470,7 +470,8 @@ class TFContext:
                     and "range" not in self.aliases:
                 return self.range_length(iterable, AT_POINT)
             return self.trip_count(iterable)
-        if isinstance(iterable, (cst.List, cst.Tuple)):
+        if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)):
+            # a set literal runs at most once per element written (equal ones collapse)
             if any(isinstance(e, cst.StarredElement) for e in iterable.elements):
                 return None
             return len(iterable.elements)

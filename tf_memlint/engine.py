@@ -47,6 +47,7 @@ from tf_memlint.ignores import configured_test_path, is_test_path
 from tf_memlint.excerpt import MIN_BYTES, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, Grade, at_least, grade, graded_message
 from tf_memlint.rule import Diagnostic, Rule, all_rules
+from tf_memlint.syntax import contains, never_run
 from tf_memlint.walk import Walked, in_use, positions_of
 
 
@@ -366,6 +367,10 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         level = settings.get("confidence") or HIGH
         findings = [(rule, node, message, found, graded) for rule in rules for node, message, found in rule.findings
                     for graded in (_grade(rule, found, settings),) if at_least(graded.confidence, level)]
+        if findings:
+            dead = never_run(module, cells=context.notebook)
+            with in_use(context.walked):
+                findings = [f for f in findings if not any(contains(block, f[1]) for block in dead)]
         if not findings:
             return []
         positions = positions_of(module, source, [node for _, node, _, _, _ in findings], tree, context.walked)

@@ -408,3 +408,77 @@ class _Remainder(cst.CSTVisitor):
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if isinstance(node.operator, cst.Modulo):
             self.divisors.append(int_literal(node.right))
+
+
+# Calls after which nothing in the same block runs.
+_EXITS = frozenset({"sys.exit", "exit", "quit", "os._exit"})
+
+
+def never_run(module: cst.Module, cells: bool = False) -> list[cst.CSTNode]:
+    """The statements that cannot run: the rest of a block after an unconditional ``raise``,
+    ``return``, ``break``, ``continue`` or ``sys.exit()``; the body of ``if False:`` / ``while 0:``;
+    the ``else`` of ``if True:``. What is written there is a draft or a switched-off variant, and
+    costs nothing. ``cells``: the module is a notebook's cells, which run one by one whatever an
+    earlier cell raised."""
+    dead: list[cst.CSTNode] = []
+
+    def block(statements, top: bool = False) -> None:
+        for index, statement in enumerate(statements):
+            if _ends_block(statement) and not (top and cells):
+                dead.extend(statements[index + 1:])
+                return
+            inside(statement)
+
+    def body_of(suite) -> list:
+        return list(suite.body) if isinstance(suite, cst.IndentedBlock) else [suite]
+
+    def inside(statement) -> None:
+        if isinstance(statement, cst.If):
+            truth = _constant_truth(statement.test)
+            if truth is False:
+                dead.append(statement.body)
+            else:
+                block(body_of(statement.body))
+            orelse = statement.orelse
+            if orelse is not None:
+                if truth is True:
+                    dead.append(orelse)
+                elif isinstance(orelse, cst.If):
+                    inside(orelse)
+                else:
+                    block(body_of(orelse.body))
+        elif isinstance(statement, cst.While) and _constant_truth(statement.test) is False:
+            dead.append(statement.body)
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef, cst.For, cst.While, cst.With)):
+            block(body_of(statement.body))
+            orelse = getattr(statement, "orelse", None)
+            if orelse is not None:
+                block(body_of(orelse.body))
+        elif isinstance(statement, cst.Try):
+            for suite in (statement.body, *(h.body for h in statement.handlers),
+                          *(s.body for s in (statement.orelse, statement.finalbody) if s is not None)):
+                block(body_of(suite))
+
+    block(list(module.body), top=True)
+    return dead
+
+
+def _ends_block(statement) -> bool:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return False
+    for small in statement.body:
+        if isinstance(small, (cst.Raise, cst.Return, cst.Break, cst.Continue)):
+            return True
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) \
+                and dotted_name(small.value.func) in _EXITS:
+            return True
+    return False
+
+
+def _constant_truth(test: cst.BaseExpression) -> bool | None:
+    """``True``/``1`` -> True, ``False``/``0``/``None`` -> False; anything else None."""
+    if isinstance(test, cst.Name) and test.value in ("True", "False", "None"):
+        return test.value == "True"
+    if isinstance(test, cst.Integer):
+        return test.evaluated_value != 0
+    return None
