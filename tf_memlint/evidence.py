@@ -401,8 +401,10 @@ def _while(context: TFContext, loop: cst.While) -> Repetition:
     if isinstance(test, cst.Name) and test.value == "True" or isinstance(test, cst.Integer) and test.value != "0":
         return Repetition(UNBOUNDED, basis=f"while {code_of(test)}")
     text = code_of(test)
-    if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "isOpened":
-        # while cap.isOpened(): one iteration per frame of a camera or a video, until it ends
+    if any(isinstance(part, cst.Call) and isinstance(part.func, cst.Attribute) and part.func.attr.value == "isOpened"
+           for part in _operands(test)):
+        # while cap.isOpened(), `while running and cap.isOpened()`: one iteration per frame of a
+        # camera or a video, until it ends (or the flag beside it stops it)
         return Repetition(PER_ITEM, basis=f"while {text}: per frame")
     if re.search(r"\b(done|terminal|terminated|truncated|game_over|is_over)\b", text):
         return Repetition(PER_STEP, basis=f"while {text}")
@@ -412,6 +414,13 @@ def _while(context: TFContext, loop: cst.While) -> Repetition:
     if _STEP_WORDS.search(re.sub(r"\W+", "_", text)):
         return Repetition(PER_STEP, basis=f"while {text}")
     return _unsized(f"while {text}")
+
+
+def _operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a chain of ``and``/``or`` (the test itself when it is none)."""
+    if isinstance(test, cst.BooleanOperation):
+        return _operands(test.left) + _operands(test.right)
+    return [test]
 
 
 def _counter_bound(context: TFContext, test: cst.BaseExpression) -> int | None:
