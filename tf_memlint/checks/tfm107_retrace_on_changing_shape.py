@@ -194,4 +194,11 @@ class RetraceOnChangingShape(Rule):
                 # an entry point of a class not known to hold a model (a PPO wrapper's step(),
                 # a frame interpolator's __call__) is too weak a sign that its input varies
                 continue
+            if evidence.repetition.kind != PER_REQUEST \
+                    and self._callers.repetition_of_def(definition, keras.is_model_build, entry_points=False) is None:
+                # Only the entry point's name says it runs per input, and nothing says its input's
+                # shape varies: an agent's act(obs) or a network's __call__ gets one shape (one
+                # observation, a fixed batch) from callers out of sight.
+                repetition = Repetition(UNKNOWN, basis=f"{repetition.basis}; its callers' shapes not in sight",
+                                        known=False, unsized_loop=True)
             self.findings.append((call, message, dataclasses.replace(evidence, repetition=_inferred(repetition))))

@@ -124,10 +124,11 @@ class CallerFacts:
                    for (owner, _), values in functions._self_attrs.items())
 
     def repetition_of_def(self, definition: cst.FunctionDef, is_model_value=None,
-                          _hops: int = 0) -> Repetition | None:
+                          _hops: int = 0, entry_points: bool = True) -> Repetition | None:
         """How often one call of ``definition`` repeats: the event it handles (a route, a
         servicer method), the repeated call sites that run it (followed up to ``MAX_HOPS``
-        callers), or the entry point of a class holding a model; None when nothing says."""
+        callers), or the entry point of a class holding a model (unless ``entry_points`` is
+        False: a rule whose claim needs more than the name says); None when nothing says."""
         context = self.context
         scope = context.scopes.get(definition)
         parent = scope.parent.node if scope is not None and scope.parent is not None else None
@@ -145,7 +146,7 @@ class CallerFacts:
                 if site.caller is None or _hops >= MAX_HOPS or not isinstance(site.caller, cst.FunctionDef) \
                         or site.caller is definition:
                     continue
-                above = self.repetition_of_def(site.caller, is_model_value, _hops + 1)
+                above = self.repetition_of_def(site.caller, is_model_value, _hops + 1, entry_points)
                 if above is None:
                     continue
                 repetition = above
@@ -153,7 +154,8 @@ class CallerFacts:
             head = repetition.basis or repetition.words()
             basis = f"{head}; {name}() called at {where}"
             found.append(replace(repetition, basis=basis))  # a folder's files stay a folder's
-        if cls is not None and (name == "__call__" or name.lstrip("_") in ENTRY_POINTS) and is_model_value is not None:
+        if entry_points and cls is not None and (name == "__call__" or name.lstrip("_") in ENTRY_POINTS) \
+                and is_model_value is not None:
             # ``predict`` of any class names inference; ``__call__`` alone is every callable's
             # protocol (a data loader's ``__call__`` builds its one dataset per split).
             holder = self.holds_model(cls, is_model_value)
