@@ -113,7 +113,12 @@ class DatasetBuiltPerCall(Rule):
             if repetition.kind == PER_REQUEST and _entry_point_name(name) \
                     and "called at" not in repetition.basis:
                 # An entry point says it is made to be called per input; who calls it is not seen.
-                repetition = dataclasses.replace(repetition, known=False)
+                # A pipeline over values costs milliseconds a call, which a caller out of sight may
+                # pay once per model call or once per file: only a registered generator (kept by
+                # the runtime) is a cost the name alone makes worth reading.
+                repetition = dataclasses.replace(repetition, known=False) if _from_generator(self.context, call) \
+                    else Repetition(UNKNOWN, basis=f"{repetition.basis}; its callers not in sight", known=False,
+                                    unsized_loop=True)
             message = (f"{code_of(call.func)}() builds a new dataset on every call of {name}(): each build "
                        f"costs the pipeline's ops and an iterator for one input; convert the input to a "
                        f"tensor and call the model on it, or build the dataset once over all inputs")
