@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
-from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_STEP, UNKNOWN, Repetition, evidence_at, every_nth,
+from tf_memlint.evidence import (COUNT, GROWS, PER_CALLBACK, PER_ITEM, PER_STEP, UNKNOWN, Repetition, evidence_at, every_nth,
                                  repetition_at, repetition_of_loops, sparse)
 from tf_memlint.facts.functions import OPS, RUNS_SESSION
 from tf_memlint.facts.repetition import first_time, open_loops_run_fewer_than, runs_fewer_than, where_repeated
@@ -310,7 +312,7 @@ class GraphGrowthInSessionLoop(Rule):
             elif loops:
                 if any(context.sessions.loop_resets_graph(loop) for loop in loops):
                     continue
-                each = sparse(every_nth(repetition_of_loops(context, loops), loops, site), loops[-1], site)
+                each = sparse(every_nth(_per_file(repetition_of_loops(context, loops)), loops, site), loops[-1], site)
                 if each.count is not None and each.count < self.settings["session_loop_min_iterations"]:
                     continue
                 found = Repetition(each.kind, each.count, f"called in {each.basis or 'a loop'}, {place} line {line}",
@@ -385,8 +387,19 @@ def _training_loop(context, loops: list, node: cst.CSTNode) -> Repetition | None
         repetition = Repetition(repetition.kind, repetition.count, f"{repetition.basis}, running the session",
                                 known=True)
     else:
-        repetition = repetition_at(context, node)
+        repetition = _per_file(repetition_at(context, node))
     return sparse(repetition, loops[-1], node)
+
+
+def _per_file(repetition: Repetition) -> Repetition:
+    """A folder's files, read by a loop that runs a session: what each pass adds stays in the one
+    graph for the life of the process, so the folder is data whatever its size (a frame buffer
+    polled for new images, a test folder of recordings, every image of a dataset), where a
+    predict's set-up per file is a cost only a large folder makes felt."""
+    if repetition.kind == PER_ITEM and repetition.folder and not repetition.known:
+        return dataclasses.replace(repetition, basis=f"{repetition.basis}, each file's ops kept in the graph",
+                                   known=True)
+    return repetition
 
 
 def _era_undated(context, repetition: Repetition, node: cst.CSTNode) -> Repetition:
