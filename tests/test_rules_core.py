@@ -106,3 +106,22 @@ def test_code_that_never_runs_is_found_by_its_syntax_alone():
     assert dead == ["g(x)", "else:\n    b()", "c()", "d()", "e()"], dead
     cells = [module.code_for_node(n).strip() for n in never_run(module, cells=True)]
     assert cells == dead[:-1], cells
+
+
+def test_a_scripts_functions_that_nothing_names_are_found():
+    """syntax.uncalled_in_script: undecorated top-level defs of a module with a __main__ block
+    whose name appears nowhere else; a route, `main` (tf.app.run()) and a module without a main
+    block keep their functions."""
+    import libcst as cst
+
+    from tf_memlint.syntax import uncalled_in_script
+
+    source = ("def used():\n    pass\n"
+              "def leftover():\n    pass\n"
+              "@app.route('/')\ndef home():\n    pass\n"
+              "def main(argv):\n    pass\n"
+              "if __name__ == '__main__':\n    used()\n")
+    module = cst.parse_module(source)
+    assert [f.name.value for f in uncalled_in_script(module, source)] == ["leftover"]
+    library = source.rsplit("if __name__", 1)[0]
+    assert uncalled_in_script(cst.parse_module(library), library) == []

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import gc
 import sys
 import threading
@@ -47,7 +48,7 @@ from tf_memlint.ignores import configured_test_path, is_test_path
 from tf_memlint.excerpt import MIN_BYTES, excerpt
 from tf_memlint.grading import DEFAULT_MIN_MIB, DEFAULT_MIN_SECONDS, HIGH, Grade, at_least, grade, graded_message
 from tf_memlint.rule import Diagnostic, Rule, all_rules
-from tf_memlint.syntax import contains, never_run
+from tf_memlint.syntax import contains, never_run, uncalled_in_script
 from tf_memlint.walk import Walked, in_use, positions_of
 
 
@@ -365,12 +366,10 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
         # A finding's grade does not depend on where it is: those below the confidence shown are
         # dropped before positions are generated for the rest (``shown`` drops them anyway).
         level = settings.get("confidence") or HIGH
-        findings = [(rule, node, message, found, graded) for rule in rules for node, message, found in rule.findings
+        found_here = _where_it_runs([(rule, node, message, found) for rule in rules
+                                     for node, message, found in rule.findings], module, source, context)
+        findings = [(rule, node, message, found, graded) for rule, node, message, found in found_here
                     for graded in (_grade(rule, found, settings),) if at_least(graded.confidence, level)]
-        if findings:
-            dead = never_run(module, cells=context.notebook)
-            with in_use(context.walked):
-                findings = [f for f in findings if not any(contains(block, f[1]) for block in dead)]
         if not findings:
             return []
         positions = positions_of(module, source, [node for _, node, _, _, _ in findings], tree, context.walked)
@@ -378,6 +377,28 @@ def _lint_cst_unpaused(source: bytes | str, registry: dict[str, type[Rule]], wan
                        for rule, node, message, found, graded in findings})
     finally:
         _release(context, rules)
+
+
+def _where_it_runs(found: list, module: cst.Module, source: bytes | str, context: TFContext) -> list:
+    """The findings less those in code that never runs; those in a function of a script that
+    nothing in the script calls say so in their evidence (graded low)."""
+    if not found:
+        return found
+    dead = never_run(module, cells=context.notebook)
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+    uncalled = uncalled_in_script(module, text)
+    if not dead and not uncalled:
+        return found
+    kept = []
+    with in_use(context.walked):
+        for rule, node, message, evidence in found:
+            if any(contains(block, node) for block in dead):
+                continue
+            function = next((f for f in uncalled if contains(f, node)), None)
+            if function is not None:
+                evidence = dataclasses.replace(evidence, uncalled=function.name.value)
+            kept.append((rule, node, message, evidence))
+    return kept
 
 
 def _grade(rule: Rule, found: Evidence, settings: dict[str, Any]) -> Grade:

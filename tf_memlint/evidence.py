@@ -111,9 +111,14 @@ class Evidence:
     # What the finding holds where it stands, when the rule reads it off the code (the bytes of
     # an array embedded in a graph): its cost when the place runs once.
     held_bytes: float | None = None
+    # The function of a script the finding stands in, when nothing in the script calls it (nor
+    # names it): a draft or a leftover, which runs only if someone calls it from elsewhere.
+    uncalled: str = ""
 
     def words(self) -> str:
         parts = [self.repetition.words()] if self.repetition.words() else []
+        if self.uncalled:
+            parts.append(f"{self.uncalled}() is not called in this script")
         if self.lifetime == TEST:
             parts.append(f"test code ({self.lifetime_basis})" if self.lifetime_basis else "test code")
         elif self.lifetime in (NOTEBOOK, SERVER):

@@ -11,8 +11,9 @@ Confidence says how the evidence was obtained:
   a place run on every n-th pass), the rule's claim is (shapes that differ with the data, a
   graph that only Keras <= 2.3 grows), or the rule cannot see a size or a caller of a place made
   to repeat;
-* **low**: test code, a loop bounded by a few items or that nobody can size, a place that runs
-  once, or a projected cost below the threshold.
+* **low**: test code, a function of a script that nothing in the script calls, a loop bounded
+  by a few items or that nobody can size, a place that runs once, or a projected cost below the
+  threshold.
 
 The projected cost is the verifier's unit cost (``unit_costs.json``, written from the evidence
 run by ``scripts/unit_costs.py``: the bad fixture's slope less the good one's, per repetition)
@@ -125,7 +126,7 @@ def grade(code: str, evidence: Evidence, once: str, min_bytes: float = DEFAULT_M
             threshold = min_bytes / HELD_MEMORY_DIVISOR
         if amount < threshold:
             confidence = LOW
-    if evidence.lifetime == TEST:
+    if evidence.lifetime == TEST or evidence.uncalled:
         confidence = LOW
     return Grade(confidence, words)
 

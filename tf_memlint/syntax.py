@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from typing import Callable, Iterator
 
 import libcst as cst
@@ -482,3 +483,20 @@ def _constant_truth(test: cst.BaseExpression) -> bool | None:
     if isinstance(test, cst.Integer):
         return test.evaluated_value != 0
     return None
+
+
+def uncalled_in_script(module: cst.Module, source: str) -> list[cst.FunctionDef]:
+    """The undecorated top-level functions of a script (a module with an ``if __name__ ==
+    "__main__":`` block) whose name appears nowhere else in its source, not even in a comment or a
+    string: nothing in the script calls them, hands them on, or looks them up. A decorated
+    function is called by what decorates it (a route, a task); ``main`` by ``tf.app.run()``,
+    which finds it in ``__main__`` unnamed."""
+    if not any(isinstance(s, cst.If) and "__main__" in code_of(s.test) for s in module.body):
+        return []
+    found = []
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef) and not statement.decorators and statement.name.value != "main":
+            name = statement.name.value
+            if len(re.findall(rf"\b{re.escape(name)}\b", source)) == 1:
+                found.append(statement)
+    return found
