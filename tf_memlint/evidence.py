@@ -567,8 +567,8 @@ def _taken(context: TFContext, expr: cst.BaseExpression | None) -> int | None:
 
 _DATA_WORDS = re.compile(r"(images?|imgs?|files?|paths?|frames?|samples?|examples?|sentences?|texts?|"
                          r"docs?|documents?|rows|records|batches|dataset|loader|generator|gen|data|"
-                         r"test_x|x_test|x_train|train_x|inputs|queries|urls|videos?|tweets|reviews|"
                          r"x_?(?:train|test|val|valid)|(?:train|test|val|valid)_?x|"
+                         r"inputs|queries|urls|videos?|tweets|reviews|"
                          r"lines|words|tokens|audio|clips|pages|items)s?\b", re.I)
 
 

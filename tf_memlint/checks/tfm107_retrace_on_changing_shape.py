@@ -8,7 +8,7 @@ import dataclasses
 import libcst as cst
 
 from tf_memlint.evidence import COUNT, GROWS, PER_ITEM, PER_REQUEST, UNKNOWN, Repetition, evidence_at, repetition_at
-from tf_memlint.facts.callers import CallerFacts
+from tf_memlint.facts.callers import CallerFacts, name_only
 from tf_memlint.facts.data_shapes import RESTORED_TRIGGERS, DataShapeFacts
 from tf_memlint.facts.tracing import MIN_DISTINCT_VALUES, TRACED_SCOPE
 from tf_memlint.gate import IN_DEF_OR_LOOP, TF_FUNCTION_CALL, Inside
@@ -199,6 +199,5 @@ class RetraceOnChangingShape(Rule):
                 # Only the entry point's name says it runs per input, and nothing says its input's
                 # shape varies: an agent's act(obs) or a network's __call__ gets one shape (one
                 # observation, a fixed batch) from callers out of sight.
-                repetition = Repetition(UNKNOWN, basis=f"{repetition.basis}; its callers' shapes not in sight",
-                                        known=False, unsized_loop=True)
+                repetition = name_only(repetition, "its callers' shapes")
             self.findings.append((call, message, dataclasses.replace(evidence, repetition=_inferred(repetition))))

@@ -9,7 +9,7 @@ import dataclasses
 import libcst as cst
 
 from tf_memlint.evidence import ONCE_HERE, PER_REQUEST, UNKNOWN, Repetition, evidence_at
-from tf_memlint.facts.callers import ENTRY_POINTS, CallerFacts, takes_input
+from tf_memlint.facts.callers import ENTRY_POINTS, CallerFacts, name_only, takes_input
 from tf_memlint.facts.repetition import first_time
 from tf_memlint.gate import InCalledDef
 from tf_memlint.rule import Rule, register
@@ -117,8 +117,7 @@ class DatasetBuiltPerCall(Rule):
                 # pay once per model call or once per file: only a registered generator (kept by
                 # the runtime) is a cost the name alone makes worth reading.
                 repetition = dataclasses.replace(repetition, known=False) if _from_generator(self.context, call) \
-                    else Repetition(UNKNOWN, basis=f"{repetition.basis}; its callers not in sight", known=False,
-                                    unsized_loop=True)
+                    else name_only(repetition, "its callers")
             message = (f"{code_of(call.func)}() builds a new dataset on every call of {name}(): each build "
                        f"costs the pipeline's ops and an iterator for one input; convert the input to a "
                        f"tensor and call the model on it, or build the dataset once over all inputs")

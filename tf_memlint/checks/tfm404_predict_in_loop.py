@@ -110,14 +110,13 @@ class PredictInLoop(Rule):
         context = self.context
         if isinstance(func.value, cst.Name) and func.value.value == "self":
             self._own_predict(node)  # a Keras model's method predicting on itself
-        if context.in_traced_function or not context.keras.is_model(func.value) \
-                or context.keras.overrides(func.value, "predict"):
+        overridden = context.keras.overrides(func.value, "predict")
+        if context.in_traced_function or overridden or not context.keras.is_model(func.value):
             self._through_call(node)  # self.model.predict() of a class of this module
             # a global model (`global model`) in a handler; a model one binding of the attribute
             # builds, in an entry point
-            if not self._in_handler(node) and not context.in_traced_function \
-                    and not context.keras.overrides(func.value, "predict") and not context.open_loops \
-                    and context.functions.is_model_static(func.value, self._def()):
+            if not self._in_handler(node) and not context.in_traced_function and not overridden \
+                    and not context.open_loops and context.functions.is_model_static(func.value, self._def()):
                 self._in_entry_point(node, assumed=True)
             return  # not Keras's predict: the model's own class defines a predict method
         loops = context.loops_running(node)
@@ -232,32 +231,34 @@ class PredictInLoop(Rule):
         again is decided after the walk (``CallerFacts.repetition_of_def``). ``assumed``: one of
         the attribute's bindings builds a model, not every one."""
         context = self.context
-        frame, owner = context.function, context.enclosing_class
+        method = _method_here(context)
         model = node.func.value  # type: ignore[attr-defined]
-        if frame is None or owner is None or not isinstance(frame.node, cst.FunctionDef) \
-                or not isinstance(model, cst.Attribute) or code_of(model).split(".")[0] != "self" \
-                or not one_sample(context, node.args[0].value):
+        if method is None or not isinstance(model, cst.Attribute) or code_of(model).split(".")[0] != "self" \
+                or not one_sample(context, node.args[0].value) or self._new_model_in(model, method):
             return
-        if context.scopes[frame.node].parent is None or context.scopes[frame.node].parent.node is not owner:
-            return  # a def nested in a method
-        if self._new_model_in(model, frame.node):
-            return
-        self._entry_predicts.append((node, frame.node, assumed, evidence_at(context, node, ONCE_HERE)))
+        self._entry_predicts.append((node, method, assumed, evidence_at(context, node, ONCE_HERE)))
 
     def _own_predict(self, node: cst.Call) -> None:
         """``self.predict(x)`` in a method of a class of this module that is a Keras model and does
         not define ``predict`` itself (a2c's ``action_value``: ``logits, value = self.predict(obs)``)."""
         context = self.context
-        frame = context.function
-        owner = context.enclosing_class
-        if frame is None or owner is None or context.in_traced_function or context.open_loops \
-                or not isinstance(frame.node, cst.FunctionDef) or owner.name.value not in context.keras.model_classes:
+        method, owner = _method_here(context), context.enclosing_class
+        if method is None or context.in_traced_function or context.open_loops \
+                or owner.name.value not in context.keras.model_classes:  # type: ignore[union-attr]
             return
-        if any(isinstance(s, cst.FunctionDef) and s.name.value == "predict" for s in owner.body.body):
+        if any(isinstance(s, cst.FunctionDef) and s.name.value == "predict" for s in owner.body.body):  # type: ignore[union-attr]
             return  # the class's own predict, not Keras's
-        if context.scopes[frame.node].parent is None or context.scopes[frame.node].parent.node is not owner:
-            return  # a def nested in a method
-        self._own_predicts.append((node, frame.node, evidence_at(context, node, ONCE_HERE)))
+        self._own_predicts.append((node, method, evidence_at(context, node, ONCE_HERE)))
+
+
+def _method_here(context) -> cst.FunctionDef | None:
+    """The def the walk is in when it is a method of the enclosing class itself (not a def nested
+    in a method)."""
+    frame, owner = context.function, context.enclosing_class
+    if frame is None or owner is None or not isinstance(frame.node, cst.FunctionDef):
+        return None
+    scope = context.scopes[frame.node]
+    return frame.node if scope.parent is not None and scope.parent.node is owner else None
 
 
 # What yields whole batches when iterated: tf.data batching, Keras dataset utilities (batched by

@@ -165,6 +165,13 @@ class CallerFacts:
         return _most_telling(found)
 
 
+def name_only(repetition: Repetition, unseen: str) -> Repetition:
+    """A per-input repetition that only an entry point's name gives (its callers out of sight),
+    for a claim that needs more than the name: no evidence of repetition, graded as a loop nobody
+    can size. ``unseen``: what is not in sight."""
+    return Repetition(UNKNOWN, basis=f"{repetition.basis}; {unseen} not in sight", known=False, unsized_loop=True)
+
+
 def takes_input(definition: cst.FunctionDef) -> bool:
     """A parameter besides ``self``/``cls``: something to be called once per."""
     params = definition.params
